@@ -1,0 +1,42 @@
+//! # atmsim-core
+//!
+//! A cell-level discrete-event simulator of ATM networks. Pure Rust: no Python, no clock, no
+//! printing, no threads. One run is one single-threaded loop over integer picosecond time.
+//!
+//! ## Architecture
+//! - [`time`]: `SimTime` in picoseconds and [`time::Pacer`], the one place where a rate becomes
+//!   exact departure times (carried remainder, no drift).
+//! - [`engine`]: the future-event list, (time, sequence) keys for deterministic FIFO ties, and
+//!   the closed [`engine::Event`] enum.
+//! - [`wire`]: the `Copy` [`wire::Cell`] (40 bytes), the I.361 header codec, AAL5 (I.363.5)
+//!   framing and reassembly, LLC/SNAP.
+//! - [`sim`]: nodes, output ports (a queue per service category, strict priority, per-port,
+//!   per-class and shared buffer limits) feeding directed links whose cells in flight wait in a
+//!   FIFO with one pending event for the head; flows (one direction of a VC along a static
+//!   route); endpoints; the run loop ([`sim::Simulation::advance`]).
+//! - [`traffic`]: the [`traffic::Application`] hooks and the [`traffic::AnySource`] enum of
+//!   models (CBR, persistent, ON-OFF).
+//! - [`metrics`]: counters, drop reasons, the summary and the columnar time series.
+//! - [`scenario`]: the scenario model (serde + JSON Schema), strict parsing and validation with
+//!   key paths.
+//!
+//! Hot-path rules: no heap allocation per cell (cells move between preallocated `VecDeque`s),
+//! no dynamic dispatch per event (enums matched in one place), no `Result` in the hot path
+//! (drops are counters with a reason).
+
+pub mod engine;
+pub mod metrics;
+pub mod scenario;
+pub mod sim;
+pub mod time;
+pub mod traffic;
+pub mod wire;
+
+pub use scenario::{parse, ScenarioError};
+pub use sim::Simulation;
+
+/// Parse, validate and build a scenario given as JSON text.
+pub fn build_from_json(json: &str) -> Result<Simulation, ScenarioError> {
+    let sc = parse(json)?;
+    Ok(Simulation::build(&sc))
+}

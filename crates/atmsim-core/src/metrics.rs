@@ -1,0 +1,153 @@
+//! Measurements: drop reasons, per-port and per-connection counters, the summary and the
+//! columnar time series. Counters are plain integers updated inline; maxima are exact.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Why a cell was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The output port's buffer limit was reached.
+    PortBufferFull = 0,
+    /// The service category's share of the port buffer was full.
+    ClassBufferFull = 1,
+    /// The buffer shared by a group of ports was full.
+    SharedBufferFull = 2,
+}
+
+impl DropReason {
+    pub const COUNT: usize = 3;
+    pub const ALL: [DropReason; Self::COUNT] = [DropReason::PortBufferFull, DropReason::ClassBufferFull, DropReason::SharedBufferFull];
+    pub fn name(self) -> &'static str {
+        ["port_buffer_full", "class_buffer_full", "shared_buffer_full"][self as usize]
+    }
+}
+
+/// Drop counters by reason.
+pub type Drops = [u64; DropReason::COUNT];
+
+pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
+    DropReason::ALL.iter().map(|r| (r.name(), d[*r as usize])).collect()
+}
+
+/// Per output port, from the end of warm-up.
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub max_queue: u32,
+    /// Integral of the queue length over time, cell x ps.
+    pub area: u128,
+    pub last_change: u64,
+    pub tx_cells: u64,
+    pub drops: Drops,
+    /// Never reset: for the time series.
+    pub tx_total: u64,
+    pub sample_tx: u64,
+}
+
+/// Per flow (one direction of a connection). Counts cells created after warm-up, so that
+/// sent = delivered + dropped + in flight holds exactly.
+#[derive(Clone, Debug)]
+pub struct FlowStats {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub drops: Drops,
+    pub drops_by_hop: Vec<u64>,
+    pub frames_sent: u64,
+    pub frames_delivered: u64,
+    pub frames_lost: u64,
+    /// Cells and user bytes that arrived after warm-up (throughput).
+    pub rx_cells_window: u64,
+    pub user_bytes_window: u64,
+    pub ctd_sum: u128,
+    pub ctd_max: u64,
+    pub ctd_min: u64,
+    /// Never reset: for the time series.
+    pub rx_total: u64,
+    pub sample_rx: u64,
+}
+
+impl FlowStats {
+    pub fn new(hops: usize) -> Self {
+        FlowStats {
+            sent: 0,
+            delivered: 0,
+            dropped: 0,
+            drops: [0; DropReason::COUNT],
+            drops_by_hop: vec![0; hops],
+            frames_sent: 0,
+            frames_delivered: 0,
+            frames_lost: 0,
+            rx_cells_window: 0,
+            user_bytes_window: 0,
+            ctd_sum: 0,
+            ctd_max: 0,
+            ctd_min: u64::MAX,
+            rx_total: 0,
+            sample_rx: 0,
+        }
+    }
+}
+
+/// One port in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortSummary {
+    pub node: String,
+    pub to: String,
+    pub rate_mbps: f64,
+    pub max_queue_cells: u32,
+    pub mean_queue_cells: f64,
+    pub utilization: f64,
+    pub cells_transmitted: u64,
+    pub cells_dropped: u64,
+    pub drops: BTreeMap<&'static str, u64>,
+}
+
+/// One connection direction in the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConnectionSummary {
+    pub category: &'static str,
+    pub route: Vec<String>,
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    pub cells_in_flight: u64,
+    /// Cell payload (48 bytes per cell) delivered after warm-up, Mb/s.
+    pub throughput_mbps: f64,
+    /// User bytes in whole AAL5 frames delivered after warm-up (payload for unframed flows), Mb/s.
+    pub user_throughput_mbps: f64,
+    pub frames_sent: u64,
+    pub frames_delivered: u64,
+    pub frames_lost: u64,
+    pub ctd_mean_us: Option<f64>,
+    pub ctd_max_us: Option<f64>,
+    pub ctd_min_us: Option<f64>,
+    pub cdv_p2p_us: Option<f64>,
+    pub clr: f64,
+    pub drops: BTreeMap<&'static str, u64>,
+    pub drops_by_port: BTreeMap<String, u64>,
+}
+
+/// The result summary (`summary.json` without the front end's additions).
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub warmup_s: f64,
+    pub cell_hops: u64,
+    pub events: u64,
+    pub ports: BTreeMap<String, PortSummary>,
+    pub connections: BTreeMap<String, ConnectionSummary>,
+}
+
+/// Columnar time series, sampled every `run.sample_interval_s`.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub port_time_s: Vec<f64>,
+    pub port_index: Vec<u32>,
+    pub port_queue_cells: Vec<u32>,
+    pub port_utilization: Vec<f64>,
+    pub conn_time_s: Vec<f64>,
+    pub conn_index: Vec<u32>,
+    pub conn_throughput_mbps: Vec<f64>,
+}

@@ -1,0 +1,641 @@
+//! The scenario file model: serde structures with defaults and documentation, strict parsing
+//! (unknown keys are errors), semantic validation with key paths, and the JSON Schema export.
+//!
+//! The schema is defined here once. The Python front end reads TOML, resolves `extends` and
+//! `--set`, and hands the merged document to [`parse`] as JSON; every error comes back as a
+//! [`ScenarioError`] with a key path such as `connections[3].source.rate_mbps`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A scenario error: the key path and what is wrong or allowed there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), message: message.into() }
+    }
+}
+
+type Res<T> = Result<T, ScenarioError>;
+
+/// A whole scenario: the network, its connections and how long to run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What this scenario is, citing its source (seed file and section) where it has one.
+    pub description: String,
+    /// Run settings.
+    pub run: RunSpec,
+    /// End systems and switches.
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    /// Duplex links between nodes.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Virtual connections.
+    #[serde(default)]
+    pub connections: Vec<ConnectionSpec>,
+}
+
+/// Run settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated time to run, seconds (> 0).
+    pub duration_s: f64,
+    /// Master seed; every random component derives its own stream from it and its name.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s).
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Interval of the time series, seconds (> 0; default duration_s / 1000).
+    #[serde(default)]
+    pub sample_interval_s: Option<f64>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// Kind of node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end system: sources and sinks of connections, one output port per link.
+    Host,
+    /// An output-buffered switch.
+    Switch,
+}
+
+/// ATM service categories (TM 4.0), in default strict-priority order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum Category {
+    #[serde(rename = "cbr")]
+    Cbr = 0,
+    #[serde(rename = "rt-vbr")]
+    RtVbr = 1,
+    #[serde(rename = "nrt-vbr")]
+    NrtVbr = 2,
+    #[serde(rename = "abr")]
+    Abr = 3,
+    #[serde(rename = "ubr")]
+    Ubr = 4,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [Category::Cbr, Category::RtVbr, Category::NrtVbr, Category::Abr, Category::Ubr];
+    pub fn name(self) -> &'static str {
+        ["cbr", "rt-vbr", "nrt-vbr", "abr", "ubr"][self as usize]
+    }
+}
+
+/// Per-category buffer limits, cells.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassBuffers {
+    pub cbr: Option<i64>,
+    #[serde(rename = "rt-vbr")]
+    pub rt_vbr: Option<i64>,
+    #[serde(rename = "nrt-vbr")]
+    pub nrt_vbr: Option<i64>,
+    pub abr: Option<i64>,
+    pub ubr: Option<i64>,
+}
+
+impl ClassBuffers {
+    fn entries(&self) -> [(Category, Option<i64>); 5] {
+        [
+            (Category::Cbr, self.cbr),
+            (Category::RtVbr, self.rt_vbr),
+            (Category::NrtVbr, self.nrt_vbr),
+            (Category::Abr, self.abr),
+            (Category::Ubr, self.ubr),
+        ]
+    }
+}
+
+/// An end system or a switch.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name.
+    pub name: String,
+    /// `host` or `switch`.
+    pub kind: NodeKind,
+    /// Switch fabric (processing) delay added to every cell entering the switch, microseconds (>= 0).
+    #[serde(default)]
+    pub fabric_delay_us: f64,
+    /// Buffer limit of each output port, cells (> 0); absent = unlimited.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// Buffer limit per service category within each output port, cells (> 0).
+    #[serde(default)]
+    pub class_buffer_cells: Option<ClassBuffers>,
+    /// Strict-priority order of the service categories (a permutation of all five).
+    #[serde(default)]
+    pub priority: Option<Vec<Category>>,
+    /// Settings of single output ports, overriding the node's.
+    #[serde(default)]
+    pub ports: Vec<PortSpec>,
+    /// Groups of this node's output ports sharing one buffer.
+    #[serde(default)]
+    pub shared_buffers: Vec<SharedBufferSpec>,
+}
+
+/// Settings of one output port, named by the neighbour it sends to.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortSpec {
+    /// The neighbour node this port's link leads to.
+    pub to: String,
+    /// Buffer limit, cells (> 0).
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// Buffer limit per service category, cells (> 0).
+    #[serde(default)]
+    pub class_buffer_cells: Option<ClassBuffers>,
+}
+
+/// A buffer shared by several output ports of one node (seed 004: one buffer per port pair).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBufferSpec {
+    /// The output ports, named by their neighbour nodes.
+    pub ports: Vec<String>,
+    /// Cells the group holds in total (> 0).
+    pub buffer_cells: i64,
+}
+
+/// A duplex link: the same rate and delay in both directions.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end (a node name).
+    pub a: String,
+    /// The other end (a node name).
+    pub b: String,
+    /// Line rate in Mb/s of 53-byte cells (> 0), e.g. 149.76 for the OC-3 payload rate.
+    pub rate_mbps: f64,
+    /// Length in km (>= 0); propagation 5 us/km. Give this or `delay_us`.
+    #[serde(default)]
+    pub length_km: Option<f64>,
+    /// Propagation delay in microseconds (>= 0). Give this or `length_km`.
+    #[serde(default)]
+    pub delay_us: Option<f64>,
+}
+
+/// A virtual connection along a static route.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionSpec {
+    /// Unique name.
+    pub name: String,
+    /// Node names from the sending host through switches to the receiving host.
+    pub route: Vec<String>,
+    /// Service category.
+    pub category: Category,
+    /// Also set up the reverse direction (the route reversed).
+    #[serde(default)]
+    pub bidirectional: bool,
+    /// The traffic source at the first node.
+    pub source: SourceSpec,
+    /// Traffic sent back along the reverse direction (needs `bidirectional`).
+    #[serde(default)]
+    pub reverse_source: Option<SourceSpec>,
+}
+
+/// Kind of traffic source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    /// Constant bit rate: cells evenly spaced at `rate_mbps`.
+    Cbr,
+    /// Always has data; sends at its peak rate `peak_mbps` (default: its first link's rate).
+    Persistent,
+    /// ON for duty_cycle x period at `peak_mbps`, then OFF; optionally exponential periods.
+    Onoff,
+    /// Sends nothing (a sink-only direction).
+    None,
+}
+
+/// A traffic source. Which keys apply depends on `kind`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// `cbr`, `persistent`, `onoff` or `none`.
+    pub kind: SourceKind,
+    /// cbr: rate in Mb/s of 53-byte cells (> 0).
+    #[serde(default)]
+    pub rate_mbps: Option<f64>,
+    /// persistent: peak rate (default the first link's rate); onoff: rate while ON (> 0).
+    #[serde(default)]
+    pub peak_mbps: Option<f64>,
+    /// onoff: share of each period spent ON, in (0, 1].
+    #[serde(default)]
+    pub duty_cycle: Option<f64>,
+    /// onoff: ON + OFF period, seconds (> 0).
+    #[serde(default)]
+    pub period_s: Option<f64>,
+    /// onoff: draw ON and OFF lengths from exponential distributions with the same means.
+    #[serde(default)]
+    pub exponential: Option<bool>,
+    /// First cell at this time, seconds (>= 0).
+    #[serde(default)]
+    pub start_s: f64,
+    /// No cells from this time on, seconds (> start_s).
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Send AAL5 frames of this many user bytes (1..=65535); absent = unframed cells.
+    #[serde(default)]
+    pub frame_bytes: Option<i64>,
+}
+
+/// Parse a scenario from JSON text: unknown keys and wrong types are errors with their path,
+/// then the semantic checks of [`validate`] run.
+pub fn parse(json: &str) -> Res<Scenario> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        ScenarioError::new(path, clean_serde_message(&e.inner().to_string()))
+    })?;
+    validate(&sc)?;
+    Ok(sc)
+}
+
+fn clean_serde_message(m: &str) -> String {
+    // serde_json appends " at line L column C" (of the generated JSON, meaningless to users)
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}
+
+/// The JSON Schema of the scenario format.
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
+}
+
+fn positive(path: &str, v: f64) -> Res<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(path, format!("must be a number > 0, got {v}")))
+    }
+}
+
+fn non_negative(path: &str, v: f64) -> Res<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(path, format!("must be a number >= 0, got {v}")))
+    }
+}
+
+fn positive_int(path: &str, v: i64) -> Res<()> {
+    if v > 0 && v <= u32::MAX as i64 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(path, format!("must be an integer in 1..={}, got {v}", u32::MAX)))
+    }
+}
+
+fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
+    if let Some(cb) = cb {
+        for (cat, v) in cb.entries() {
+            if let Some(v) = v {
+                positive_int(&format!("{path}.{}", cat.name()), v)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Semantic checks: ranges, names, routes. Returns the first error found, with its key path.
+pub fn validate(sc: &Scenario) -> Res<()> {
+    if sc.description.trim().is_empty() {
+        return Err(ScenarioError::new("description", "must say what the scenario is and cite its source"));
+    }
+    let r = &sc.run;
+    positive("run.duration_s", r.duration_s)?;
+    non_negative("run.warmup_s", r.warmup_s)?;
+    if r.warmup_s >= r.duration_s {
+        return Err(ScenarioError::new("run.warmup_s", format!("must be < run.duration_s ({})", r.duration_s)));
+    }
+    if let Some(s) = r.sample_interval_s {
+        positive("run.sample_interval_s", s)?;
+        if s > r.duration_s {
+            return Err(ScenarioError::new("run.sample_interval_s", "must not exceed run.duration_s"));
+        }
+    }
+    if (r.duration_s * 1e12) >= u64::MAX as f64 / 2.0 {
+        return Err(ScenarioError::new("run.duration_s", "too long (at most about 100 days)"));
+    }
+
+    let mut kinds: BTreeMap<&str, NodeKind> = BTreeMap::new();
+    for (i, n) in sc.nodes.iter().enumerate() {
+        let p = format!("nodes[{i}]");
+        if n.name.is_empty() {
+            return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
+        }
+        if kinds.insert(&n.name, n.kind).is_some() {
+            return Err(ScenarioError::new(format!("{p}.name"), format!("duplicate node name \"{}\"", n.name)));
+        }
+        non_negative(&format!("{p}.fabric_delay_us"), n.fabric_delay_us)?;
+        if n.kind == NodeKind::Host && n.fabric_delay_us != 0.0 {
+            return Err(ScenarioError::new(format!("{p}.fabric_delay_us"), "applies to switches only"));
+        }
+        if let Some(b) = n.buffer_cells {
+            positive_int(&format!("{p}.buffer_cells"), b)?;
+        }
+        class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
+        if let Some(pr) = &n.priority {
+            let set: BTreeSet<_> = pr.iter().collect();
+            if pr.len() != 5 || set.len() != 5 {
+                return Err(ScenarioError::new(
+                    format!("{p}.priority"),
+                    "must list each of cbr, rt-vbr, nrt-vbr, abr, ubr exactly once",
+                ));
+            }
+        }
+    }
+
+    let mut adj: BTreeSet<(&str, &str)> = BTreeSet::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        let p = format!("links[{i}]");
+        for (k, v) in [("a", &l.a), ("b", &l.b)] {
+            if !kinds.contains_key(v.as_str()) {
+                return Err(ScenarioError::new(format!("{p}.{k}"), format!("unknown node \"{v}\"; nodes are {}", names(&kinds))));
+            }
+        }
+        if l.a == l.b {
+            return Err(ScenarioError::new(format!("{p}.b"), "a link must join two different nodes"));
+        }
+        positive(&format!("{p}.rate_mbps"), l.rate_mbps)?;
+        if l.rate_mbps > 1e6 {
+            return Err(ScenarioError::new(format!("{p}.rate_mbps"), "must be at most 1e6 (1 Tb/s)"));
+        }
+        match (l.length_km, l.delay_us) {
+            (Some(_), Some(_)) => return Err(ScenarioError::new(format!("{p}.delay_us"), "give length_km or delay_us, not both")),
+            (None, None) => return Err(ScenarioError::new(p, "needs length_km or delay_us")),
+            (Some(km), None) => non_negative(&format!("{p}.length_km"), km)?,
+            (None, Some(us)) => non_negative(&format!("{p}.delay_us"), us)?,
+        }
+        if !adj.insert((&l.a, &l.b)) || !adj.insert((&l.b, &l.a)) {
+            return Err(ScenarioError::new(p, format!("a second link between \"{}\" and \"{}\"; one link per node pair", l.a, l.b)));
+        }
+    }
+
+    for (i, n) in sc.nodes.iter().enumerate() {
+        let p = format!("nodes[{i}]");
+        let mut seen = BTreeSet::new();
+        for (j, ps) in n.ports.iter().enumerate() {
+            let pp = format!("{p}.ports[{j}]");
+            if !adj.contains(&(n.name.as_str(), ps.to.as_str())) {
+                return Err(ScenarioError::new(format!("{pp}.to"), format!("\"{}\" has no link to \"{}\"", n.name, ps.to)));
+            }
+            if !seen.insert(ps.to.as_str()) {
+                return Err(ScenarioError::new(format!("{pp}.to"), format!("port to \"{}\" configured twice", ps.to)));
+            }
+            if let Some(b) = ps.buffer_cells {
+                positive_int(&format!("{pp}.buffer_cells"), b)?;
+            }
+            class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
+        }
+        let mut grouped = BTreeSet::new();
+        for (j, g) in n.shared_buffers.iter().enumerate() {
+            let gp = format!("{p}.shared_buffers[{j}]");
+            positive_int(&format!("{gp}.buffer_cells"), g.buffer_cells)?;
+            if g.ports.is_empty() {
+                return Err(ScenarioError::new(format!("{gp}.ports"), "must name at least one port"));
+            }
+            for (k, to) in g.ports.iter().enumerate() {
+                if !adj.contains(&(n.name.as_str(), to.as_str())) {
+                    return Err(ScenarioError::new(format!("{gp}.ports[{k}]"), format!("\"{}\" has no link to \"{to}\"", n.name)));
+                }
+                if !grouped.insert(to.as_str()) {
+                    return Err(ScenarioError::new(format!("{gp}.ports[{k}]"), format!("port to \"{to}\" is already in a shared buffer")));
+                }
+            }
+        }
+    }
+
+    let mut conn_names = BTreeSet::new();
+    for (i, c) in sc.connections.iter().enumerate() {
+        let p = format!("connections[{i}]");
+        if c.name.is_empty() {
+            return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
+        }
+        if !conn_names.insert(c.name.as_str()) {
+            return Err(ScenarioError::new(format!("{p}.name"), format!("duplicate connection name \"{}\"", c.name)));
+        }
+        if c.route.len() < 2 {
+            return Err(ScenarioError::new(format!("{p}.route"), "needs at least two nodes"));
+        }
+        let mut on_route = BTreeSet::new();
+        for (k, n) in c.route.iter().enumerate() {
+            let rp = format!("{p}.route[{k}]");
+            let Some(kind) = kinds.get(n.as_str()) else {
+                return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(&kinds))));
+            };
+            let end = k == 0 || k == c.route.len() - 1;
+            if end && *kind != NodeKind::Host {
+                return Err(ScenarioError::new(rp, format!("\"{n}\" is a switch; a route starts and ends at a host")));
+            }
+            if !end && *kind != NodeKind::Switch {
+                return Err(ScenarioError::new(rp, format!("\"{n}\" is a host; only switches may be inside a route")));
+            }
+            if !on_route.insert(n.as_str()) {
+                return Err(ScenarioError::new(rp, format!("\"{n}\" appears twice; routes must not loop")));
+            }
+            if k > 0 && !adj.contains(&(c.route[k - 1].as_str(), n.as_str())) {
+                return Err(ScenarioError::new(rp, format!("no link between \"{}\" and \"{n}\"", c.route[k - 1])));
+            }
+        }
+        if c.route.len() > 250 {
+            return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
+        }
+        validate_source(&format!("{p}.source"), &c.source)?;
+        if let Some(rs) = &c.reverse_source {
+            if !c.bidirectional {
+                return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
+            }
+            validate_source(&format!("{p}.reverse_source"), rs)?;
+        }
+    }
+    Ok(())
+}
+
+fn names(kinds: &BTreeMap<&str, NodeKind>) -> String {
+    let v: Vec<&str> = kinds.keys().copied().collect();
+    if v.len() > 12 {
+        format!("{}, ... ({} in all)", v[..12].join(", "), v.len())
+    } else {
+        v.join(", ")
+    }
+}
+
+fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
+    use SourceKind::*;
+    let allowed: &[&str] = match s.kind {
+        Cbr => &["rate_mbps", "start_s", "stop_s", "frame_bytes"],
+        Persistent => &["peak_mbps", "start_s", "stop_s", "frame_bytes"],
+        Onoff => &["peak_mbps", "duty_cycle", "period_s", "exponential", "start_s", "stop_s", "frame_bytes"],
+        None => &[],
+    };
+    let present = [
+        ("rate_mbps", s.rate_mbps.is_some()),
+        ("peak_mbps", s.peak_mbps.is_some()),
+        ("duty_cycle", s.duty_cycle.is_some()),
+        ("period_s", s.period_s.is_some()),
+        ("exponential", s.exponential.is_some()),
+        ("start_s", s.start_s != 0.0),
+        ("stop_s", s.stop_s.is_some()),
+        ("frame_bytes", s.frame_bytes.is_some()),
+    ];
+    let kind = serde_json::to_string(&s.kind).unwrap();
+    for (k, has) in present {
+        if has && !allowed.contains(&k) {
+            return Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                format!("not used by kind {kind}; its keys are: {}", if allowed.is_empty() { "none".into() } else { allowed.join(", ") }),
+            ));
+        }
+    }
+    let need = |k: &str, v: Option<f64>| v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")));
+    match s.kind {
+        Cbr => positive(&format!("{p}.rate_mbps"), need("rate_mbps", s.rate_mbps)?)?,
+        Persistent => {
+            if let Some(v) = s.peak_mbps {
+                positive(&format!("{p}.peak_mbps"), v)?
+            }
+        }
+        Onoff => {
+            positive(&format!("{p}.peak_mbps"), need("peak_mbps", s.peak_mbps)?)?;
+            let d = need("duty_cycle", s.duty_cycle)?;
+            if !(d > 0.0 && d <= 1.0) {
+                return Err(ScenarioError::new(format!("{p}.duty_cycle"), format!("must be in (0, 1], got {d}")));
+            }
+            positive(&format!("{p}.period_s"), need("period_s", s.period_s)?)?;
+        }
+        None => {}
+    }
+    for k in ["rate_mbps", "peak_mbps"] {
+        let v = if k == "rate_mbps" { s.rate_mbps } else { s.peak_mbps };
+        if let Some(v) = v {
+            if v > 1e6 {
+                return Err(ScenarioError::new(format!("{p}.{k}"), "must be at most 1e6"));
+            }
+        }
+    }
+    non_negative(&format!("{p}.start_s"), s.start_s)?;
+    if let Some(stop) = s.stop_s {
+        if !(stop.is_finite() && stop > s.start_s) {
+            return Err(ScenarioError::new(format!("{p}.stop_s"), format!("must be > start_s ({})", s.start_s)));
+        }
+    }
+    if let Some(f) = s.frame_bytes {
+        if !(1..=crate::wire::AAL5_MAX_SDU as i64).contains(&f) {
+            return Err(ScenarioError::new(format!("{p}.frame_bytes"), format!("must be an integer in 1..=65535 (AAL5 CPCS-SDU), got {f}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn base_json() -> serde_json::Value {
+        serde_json::json!({
+            "description": "test",
+            "run": {"duration_s": 0.01},
+            "nodes": [
+                {"name": "h1", "kind": "host"},
+                {"name": "A", "kind": "switch", "buffer_cells": 100},
+                {"name": "h2", "kind": "host"}
+            ],
+            "links": [
+                {"a": "h1", "b": "A", "rate_mbps": 149.76, "length_km": 1.0},
+                {"a": "A", "b": "h2", "rate_mbps": 149.76, "delay_us": 5.0}
+            ],
+            "connections": [
+                {"name": "c1", "route": ["h1", "A", "h2"], "category": "cbr",
+                 "source": {"kind": "cbr", "rate_mbps": 10.0}}
+            ]
+        })
+    }
+
+    fn err(v: serde_json::Value) -> ScenarioError {
+        parse(&v.to_string()).unwrap_err()
+    }
+
+    #[test]
+    fn base_is_valid() {
+        parse(&base_json().to_string()).unwrap();
+    }
+
+    #[test]
+    fn unknown_key_has_path() {
+        let mut v = base_json();
+        v["connections"][0]["source"]["rate_mpbs"] = 3.into();
+        let e = err(v);
+        assert_eq!(e.path, "connections[0].source.rate_mpbs");
+        assert!(e.message.contains("unknown field"), "{}", e.message);
+    }
+
+    #[test]
+    fn wrong_type_has_path() {
+        let mut v = base_json();
+        v["links"][1]["rate_mbps"] = "fast".into();
+        assert_eq!(err(v).path, "links[1].rate_mbps");
+    }
+
+    #[test]
+    fn semantic_errors_have_paths() {
+        let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+            ("/links/0/rate_mbps", 0.0.into(), "links[0].rate_mbps"),
+            ("/links/0/length_km", (-1.0).into(), "links[0].length_km"),
+            ("/run/duration_s", (-1.0).into(), "run.duration_s"),
+            ("/nodes/1/buffer_cells", 0.into(), "nodes[1].buffer_cells"),
+            ("/links/0/b", "Z".into(), "links[0].b"),
+            ("/connections/0/route/1", "Z".into(), "connections[0].route[1]"),
+            ("/nodes/2/name", "A".into(), "nodes[2].name"),
+        ];
+        for (ptr, val, path) in cases {
+            let mut v = base_json();
+            *v.pointer_mut(ptr).unwrap() = val;
+            assert_eq!(err(v).path, path);
+        }
+        let mut v = base_json();
+        v["connections"][0]["route"] = serde_json::json!(["h1", "h2"]);
+        let e = err(v);
+        assert_eq!(e.path, "connections[0].route[1]");
+        assert!(e.message.contains("no link"));
+    }
+
+    #[test]
+    fn source_keys_must_fit_kind() {
+        let mut v = base_json();
+        v["connections"][0]["source"]["duty_cycle"] = 0.5.into();
+        assert_eq!(err(v).path, "connections[0].source.duty_cycle");
+        let mut v = base_json();
+        v["connections"][0]["source"] = serde_json::json!({"kind": "onoff", "peak_mbps": 10.0, "period_s": 0.01});
+        assert_eq!(err(v).path, "connections[0].source.duty_cycle");
+    }
+
+    #[test]
+    fn schema_exports() {
+        let s = json_schema();
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert!(v["properties"]["connections"].is_object());
+    }
+}

@@ -1,0 +1,688 @@
+//! The network and its run loop: nodes, output ports with their links, flows, endpoints.
+//!
+//! A duplex link is two directed channels; each has an output port at its tail node holding a
+//! queue per service category (strict priority, CBR first by default; ITU-T I.371 / TM 4.0
+//! service categories, seed 003 "per-QoS buffers, priority scheduling") and a FIFO of the cells
+//! in flight with their delivery times. A port transmits at its line rate with exact departure
+//! times ([`Pacer`]); a cell is delivered after transmission + propagation (5 us/km) + the
+//! receiving switch's fabric delay. Cells are store-and-forward at cell granularity, and a port
+//! starts a cell as soon as its line is free (unslotted).
+//!
+//! Queue length means cells waiting in the buffer, not counting the one being transmitted;
+//! buffer limits apply to waiting cells.
+
+use crate::engine::{Event, EventQueue};
+use crate::metrics::*;
+use crate::scenario::{Category, NodeKind, Scenario, SourceKind, SourceSpec};
+use crate::time::*;
+use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
+use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_EOF};
+use std::collections::{BTreeMap, VecDeque};
+
+const NONE: u32 = u32::MAX;
+
+/// A node.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    pub fabric_ps: SimDuration,
+}
+
+/// An output port and the directed channel it feeds.
+pub struct Port {
+    pub name: String,
+    pub node: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pacer: Pacer,
+    busy_until: SimTime,
+    tx_pending: bool,
+    queues: [VecDeque<Cell>; 5],
+    order: [u8; 5],
+    qlen: u32,
+    class_len: [u32; 5],
+    limit: u32,
+    class_limit: [u32; 5],
+    group: u32,
+    pipe: VecDeque<(SimTime, Cell)>,
+    /// Propagation + fabric delay of the receiving node.
+    delay_ps: SimDuration,
+    arrive_pending: bool,
+    pub stats: PortStats,
+}
+
+impl Port {
+    /// Cells waiting in the buffer.
+    pub fn queue_len(&self) -> u32 {
+        self.qlen
+    }
+}
+
+/// A buffer shared by several ports of one node.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub limit: u32,
+    pub used: u32,
+}
+
+/// One direction of a connection.
+pub struct Flow {
+    pub name: String,
+    pub category: Category,
+    pub route: Vec<String>,
+    /// Output ports along the route, the sending host's first.
+    pub ports: Vec<u32>,
+    frame_cells: u32,
+    frame_len: u16,
+    tx_seq: u32,
+    tx_in_frame: u32,
+    reasm: Reassembler,
+    pub stats: FlowStats,
+}
+
+/// An application attached to the sending end of a flow.
+pub struct Endpoint {
+    pub flow: u32,
+    pub app: AnySource,
+    rng: Rng,
+    timer_at: Option<SimTime>,
+}
+
+/// A built network, ready to run.
+pub struct Simulation {
+    now: SimTime,
+    end: SimTime,
+    warmup: SimTime,
+    sample_ps: SimDuration,
+    samples_taken: u64,
+    seed: u64,
+    queue: EventQueue,
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    pub groups: Vec<Group>,
+    pub flows: Vec<Flow>,
+    pub endpoints: Vec<Endpoint>,
+    events: u64,
+    cell_hops: u64,
+    finished: bool,
+    series: Series,
+}
+
+fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
+    let start = secs_to_ps(s.start_s);
+    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    match s.kind {
+        SourceKind::None => AnySource::Idle,
+        SourceKind::Cbr => AnySource::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
+        SourceKind::Persistent => AnySource::Cbr(Cbr::new(s.peak_mbps.unwrap_or(first_link_mbps), start, stop)),
+        SourceKind::Onoff => AnySource::OnOff(OnOff::new(
+            s.peak_mbps.unwrap_or(0.0),
+            s.duty_cycle.unwrap_or(1.0),
+            s.period_s.unwrap_or(1.0),
+            s.exponential.unwrap_or(false),
+            start,
+            stop,
+        )),
+    }
+}
+
+impl Simulation {
+    /// Build from a validated scenario (see [`crate::scenario::parse`]).
+    pub fn build(sc: &Scenario) -> Simulation {
+        let end = secs_to_ps(sc.run.duration_s);
+        let warmup = secs_to_ps(sc.run.warmup_s);
+        let sample_ps = secs_to_ps(sc.run.sample_interval_s.unwrap_or(sc.run.duration_s / 1000.0)).max(1);
+        let mut node_id = BTreeMap::new();
+        let nodes: Vec<Node> = sc
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                node_id.insert(n.name.clone(), i as u32);
+                Node { name: n.name.clone(), kind: n.kind, fabric_ps: us_to_ps(n.fabric_delay_us) }
+            })
+            .collect();
+        let mut ports = Vec::new();
+        let mut port_id: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut link_mbps: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        for l in &sc.links {
+            let (a, b) = (node_id[&l.a], node_id[&l.b]);
+            let prop = match (l.length_km, l.delay_us) {
+                (Some(km), _) => us_to_ps(km * 5.0),
+                (_, Some(us)) => us_to_ps(us),
+                _ => 0,
+            };
+            for (from, to) in [(a, b), (b, a)] {
+                let spec = &sc.nodes[from as usize];
+                let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
+                let limit = ps.and_then(|p| p.buffer_cells).or(spec.buffer_cells).map(|v| v as u32).unwrap_or(NONE);
+                let cb = ps.and_then(|p| p.class_buffer_cells.clone()).or(spec.class_buffer_cells.clone()).unwrap_or_default();
+                let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr].map(|v| v.map(|v| v as u32).unwrap_or(NONE));
+                let order = match &spec.priority {
+                    Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
+                    None => [0, 1, 2, 3, 4],
+                };
+                let rate_bps = mbps_to_bps(l.rate_mbps);
+                let delay_ps = prop + nodes[to as usize].fabric_ps;
+                let in_flight_max = (delay_ps / cell_time_ps(rate_bps).max(1)) as usize + 2;
+                port_id.insert((from, to), ports.len() as u32);
+                link_mbps.insert((from, to), l.rate_mbps);
+                ports.push(Port {
+                    name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
+                    node: from,
+                    to,
+                    rate_bps,
+                    pacer: Pacer::new(rate_bps),
+                    busy_until: 0,
+                    tx_pending: false,
+                    queues: Default::default(),
+                    order,
+                    qlen: 0,
+                    class_len: [0; 5],
+                    limit,
+                    class_limit,
+                    group: NONE,
+                    pipe: VecDeque::with_capacity(in_flight_max),
+                    delay_ps,
+                    arrive_pending: false,
+                    stats: PortStats::default(),
+                });
+            }
+        }
+        let mut groups = Vec::new();
+        for n in &sc.nodes {
+            let from = node_id[&n.name];
+            for g in &n.shared_buffers {
+                for to in &g.ports {
+                    ports[port_id[&(from, node_id[to])] as usize].group = groups.len() as u32;
+                }
+                groups.push(Group { limit: g.buffer_cells as u32, used: 0 });
+            }
+        }
+        let mut flows = Vec::new();
+        let mut endpoints = Vec::new();
+        for c in &sc.connections {
+            let mut dirs = vec![(c.route.clone(), c.name.clone(), Some(&c.source), "source")];
+            if c.bidirectional {
+                let mut r = c.route.clone();
+                r.reverse();
+                dirs.push((r, format!("{}.reverse", c.name), c.reverse_source.as_ref(), "reverse_source"));
+            }
+            for (route, name, src, key) in dirs {
+                let ids: Vec<u32> = route.iter().map(|n| node_id[n]).collect();
+                let fports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).collect();
+                let frame = src.and_then(|s| s.frame_bytes).map(|f| f as u32);
+                let fid = flows.len() as u32;
+                flows.push(Flow {
+                    name,
+                    category: c.category,
+                    route: route.clone(),
+                    frame_cells: frame.map(aal5_cells).unwrap_or(0),
+                    frame_len: frame.unwrap_or(0) as u16,
+                    tx_seq: 0,
+                    tx_in_frame: 0,
+                    reasm: Reassembler::default(),
+                    stats: FlowStats::new(fports.len()),
+                    ports: fports,
+                });
+                if let Some(s) = src {
+                    let first = link_mbps[&(ids[0], ids[1])];
+                    endpoints.push(Endpoint {
+                        flow: fid,
+                        app: source_app(s, first),
+                        rng: stream(sc.run.seed, &format!("connections.{}.{key}", c.name)),
+                        timer_at: None,
+                    });
+                }
+            }
+        }
+        let mut sim = Simulation {
+            now: 0,
+            end,
+            warmup,
+            sample_ps,
+            samples_taken: 0,
+            seed: sc.run.seed,
+            queue: EventQueue::new(),
+            nodes,
+            ports,
+            groups,
+            flows,
+            endpoints,
+            events: 0,
+            cell_hops: 0,
+            finished: false,
+            series: Series::default(),
+        };
+        if warmup > 0 {
+            sim.queue.push(warmup, Event::WarmupEnd);
+        }
+        sim.queue.push(sample_ps, Event::Sample);
+        for e in 0..sim.endpoints.len() {
+            let ep = &mut sim.endpoints[e];
+            let mut ctx = Ctx::new(0, &mut ep.rng);
+            ep.app.start(&mut ctx);
+            let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
+            sim.apply(e as u32, n, t);
+        }
+        sim
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+    pub fn cell_hops(&self) -> u64 {
+        self.cell_hops
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    /// Run at most `max_events` events; returns true once the run has reached its end.
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        let mut n = 0;
+        while n < max_events {
+            match self.queue.peek_time() {
+                Some(t) if t <= self.end => {}
+                _ => {
+                    self.finish();
+                    return true;
+                }
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.step(ev);
+            n += 1;
+        }
+        self.events += n;
+        if self.queue.peek_time().is_none_or(|t| t > self.end) {
+            self.finish();
+        }
+        self.finished
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) {
+        while !self.advance(u64::MAX) {}
+    }
+
+    fn finish(&mut self) {
+        if !self.finished {
+            self.now = self.end;
+            for p in &mut self.ports {
+                p.stats.area += p.qlen as u128 * (self.end - p.stats.last_change) as u128;
+                p.stats.last_change = self.end;
+            }
+            self.finished = true;
+        }
+    }
+
+    #[inline]
+    fn step(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(p) => self.arrive(p),
+            Event::PortTx(p) => self.port_tx(p),
+            Event::Endpoint(e) => self.endpoint_timer(e),
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => self.warmup_end(),
+        }
+    }
+
+    fn endpoint_timer(&mut self, e: u32) {
+        let now = self.now;
+        let ep = &mut self.endpoints[e as usize];
+        if ep.timer_at != Some(now) {
+            return; // superseded
+        }
+        ep.timer_at = None;
+        let mut ctx = Ctx::new(now, &mut ep.rng);
+        ep.app.on_timer(&mut ctx);
+        let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
+        self.apply(e, n, t);
+    }
+
+    /// Carry out what an application asked for: send cells, set its timer.
+    fn apply(&mut self, e: u32, cells: u32, timer: Option<SimTime>) {
+        let flow = self.endpoints[e as usize].flow;
+        for _ in 0..cells {
+            self.emit(flow);
+        }
+        if let Some(t) = timer {
+            let t = t.max(self.now);
+            self.endpoints[e as usize].timer_at = Some(t);
+            if t <= self.end {
+                self.queue.push(t, Event::Endpoint(e));
+            }
+        }
+    }
+
+    /// Create one cell of `flow` now (AAL5 framing by the flow) and queue it at the host port.
+    fn emit(&mut self, flow: u32) {
+        let now = self.now;
+        let warm = now >= self.warmup;
+        let f = &mut self.flows[flow as usize];
+        let mut cell = Cell { created: now, flow, seq: f.tx_seq, ..Default::default() };
+        f.tx_seq = f.tx_seq.wrapping_add(1);
+        if f.frame_cells > 0 {
+            f.tx_in_frame += 1;
+            if f.tx_in_frame == f.frame_cells {
+                f.tx_in_frame = 0;
+                cell.hdr |= H_EOF;
+                cell.len = f.frame_len;
+                if warm {
+                    f.stats.frames_sent += 1;
+                }
+            }
+        }
+        if warm {
+            f.stats.sent += 1;
+        }
+        let p = f.ports[0];
+        let cls = f.category as usize;
+        self.enqueue(p, cell, cls);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.qlen == 0 && !port.tx_pending && port.busy_until <= now {
+            self.transmit(p, cell);
+            return;
+        }
+        let reason = if port.qlen >= port.limit {
+            Some(DropReason::PortBufferFull)
+        } else if port.class_len[cls] >= port.class_limit[cls] {
+            Some(DropReason::ClassBufferFull)
+        } else if port.group != NONE && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit {
+            Some(DropReason::SharedBufferFull)
+        } else {
+            None
+        };
+        if let Some(r) = reason {
+            self.drop_cell(p, cell, r);
+            return;
+        }
+        let st = &mut port.stats;
+        st.area += port.qlen as u128 * (now - st.last_change) as u128;
+        st.last_change = now;
+        port.qlen += 1;
+        if port.qlen > st.max_queue {
+            st.max_queue = port.qlen;
+        }
+        port.class_len[cls] += 1;
+        if port.group != NONE {
+            self.groups[port.group as usize].used += 1;
+        }
+        port.queues[cls].push_back(cell);
+        if !port.tx_pending {
+            port.tx_pending = true;
+            let t = port.busy_until;
+            self.queue.push(t, Event::PortTx(p));
+        }
+    }
+
+    fn drop_cell(&mut self, p: u32, cell: Cell, r: DropReason) {
+        self.ports[p as usize].stats.drops[r as usize] += 1;
+        if cell.created >= self.warmup {
+            let f = &mut self.flows[cell.flow as usize];
+            f.stats.dropped += 1;
+            f.stats.drops[r as usize] += 1;
+            f.stats.drops_by_hop[cell.hop as usize] += 1;
+        }
+    }
+
+    /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
+    /// and reaches the far node after the link's delay.
+    #[inline]
+    fn transmit(&mut self, p: u32, cell: Cell) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if now > port.busy_until {
+            port.pacer.start(now);
+        }
+        let end = port.pacer.advance();
+        port.busy_until = end;
+        port.stats.tx_cells += 1;
+        port.stats.tx_total += 1;
+        self.cell_hops += 1;
+        let at = end + port.delay_ps;
+        port.pipe.push_back((at, cell));
+        if !port.arrive_pending {
+            port.arrive_pending = true;
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
+    fn port_tx(&mut self, p: u32) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        port.tx_pending = false;
+        let mut next = None;
+        for &c in &port.order {
+            if let Some(cell) = port.queues[c as usize].pop_front() {
+                port.class_len[c as usize] -= 1;
+                next = Some(cell);
+                break;
+            }
+        }
+        let Some(cell) = next else { return };
+        let st = &mut port.stats;
+        st.area += port.qlen as u128 * (now - st.last_change) as u128;
+        st.last_change = now;
+        port.qlen -= 1;
+        if port.group != NONE {
+            self.groups[port.group as usize].used -= 1;
+        }
+        self.transmit(p, cell);
+        let port = &mut self.ports[p as usize];
+        if port.qlen > 0 {
+            port.tx_pending = true;
+            let t = port.busy_until;
+            self.queue.push(t, Event::PortTx(p));
+        }
+    }
+
+    fn arrive(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let (_, mut cell) = port.pipe.pop_front().expect("arrival with an empty link");
+        match port.pipe.front() {
+            Some(&(t, _)) => self.queue.push(t, Event::Arrive(p)),
+            None => port.arrive_pending = false,
+        }
+        cell.hop += 1;
+        let f = &self.flows[cell.flow as usize];
+        if cell.hop as usize == f.ports.len() {
+            self.deliver(cell);
+        } else {
+            let (np, cls) = (f.ports[cell.hop as usize], f.category as usize);
+            self.enqueue(np, cell, cls);
+        }
+    }
+
+    /// A cell reaches the last node of its flow.
+    fn deliver(&mut self, cell: Cell) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let f = &mut self.flows[cell.flow as usize];
+        let st = &mut f.stats;
+        st.rx_total += 1;
+        if cell.created >= self.warmup {
+            st.delivered += 1;
+            let d = now - cell.created;
+            st.ctd_sum += d as u128;
+            st.ctd_max = st.ctd_max.max(d);
+            st.ctd_min = st.ctd_min.min(d);
+        }
+        if in_window {
+            st.rx_cells_window += 1;
+        }
+        if f.frame_cells > 0 {
+            match f.reasm.on_cell(cell.seq, cell.is_eof(), cell.len) {
+                FrameEvent::None => {}
+                FrameEvent::Delivered { len } => {
+                    if in_window {
+                        f.stats.frames_delivered += 1;
+                        f.stats.user_bytes_window += len as u64;
+                    }
+                }
+                FrameEvent::Lost => {
+                    if in_window {
+                        f.stats.frames_lost += 1;
+                    }
+                }
+            }
+        } else if in_window {
+            f.stats.user_bytes_window += CELL_PAYLOAD as u64;
+        }
+    }
+
+    fn sample(&mut self) {
+        self.samples_taken += 1;
+        let t = self.now;
+        let ts = ps_to_secs(t);
+        let interval_s = ps_to_secs(self.sample_ps);
+        for (i, p) in self.ports.iter_mut().enumerate() {
+            let cells = p.stats.tx_total - p.stats.sample_tx;
+            p.stats.sample_tx = p.stats.tx_total;
+            self.series.port_time_s.push(ts);
+            self.series.port_index.push(i as u32);
+            self.series.port_queue_cells.push(p.qlen);
+            self.series.port_utilization.push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
+        }
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let cells = f.stats.rx_total - f.stats.sample_rx;
+            f.stats.sample_rx = f.stats.rx_total;
+            self.series.conn_time_s.push(ts);
+            self.series.conn_index.push(i as u32);
+            self.series.conn_throughput_mbps.push(cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6);
+        }
+        let next = (self.samples_taken + 1) * self.sample_ps;
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
+        }
+    }
+
+    fn warmup_end(&mut self) {
+        let now = self.now;
+        for p in &mut self.ports {
+            let s = &mut p.stats;
+            s.max_queue = p.qlen;
+            s.area = 0;
+            s.last_change = now;
+            s.tx_cells = 0;
+            s.drops = [0; DropReason::COUNT];
+        }
+        for f in &mut self.flows {
+            f.stats.rx_cells_window = 0;
+            f.stats.user_bytes_window = 0;
+        }
+    }
+
+    /// Cells of `flow` created after warm-up that are now in a queue or on a link, counted by
+    /// looking at every buffer (independent of the flow's counters).
+    pub fn cells_in_network(&self, flow: u32) -> u64 {
+        let mut n = 0;
+        for p in &self.ports {
+            let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup;
+            n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
+            n += p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count() as u64;
+        }
+        n
+    }
+
+    /// All cells in queues or on links now.
+    pub fn cells_in_flight_now(&self) -> u64 {
+        self.ports.iter().map(|p| (p.pipe.len() + p.qlen as usize) as u64).sum()
+    }
+
+    /// The summary of the run so far (complete once [`Self::advance`] has returned true).
+    pub fn summary(&self) -> Summary {
+        let window_ps = self.now.saturating_sub(self.warmup).max(1);
+        let window_s = ps_to_secs(window_ps);
+        let mut ports = BTreeMap::new();
+        for p in &self.ports {
+            let s = &p.stats;
+            let area = s.area + p.qlen as u128 * (self.now - s.last_change.min(self.now)) as u128;
+            ports.insert(
+                p.name.clone(),
+                PortSummary {
+                    node: self.nodes[p.node as usize].name.clone(),
+                    to: self.nodes[p.to as usize].name.clone(),
+                    rate_mbps: p.rate_bps as f64 / 1e6,
+                    max_queue_cells: s.max_queue,
+                    mean_queue_cells: area as f64 / window_ps as f64,
+                    utilization: s.tx_cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / window_s,
+                    cells_transmitted: s.tx_cells,
+                    cells_dropped: s.drops.iter().sum(),
+                    drops: drops_map(&s.drops),
+                },
+            );
+        }
+        let mut connections = BTreeMap::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &f.stats;
+            let us = |ps: u64| ps as f64 / 1e6;
+            let got = s.delivered > 0;
+            let lost_or_got = s.delivered + s.dropped;
+            connections.insert(
+                f.name.clone(),
+                ConnectionSummary {
+                    category: f.category.name(),
+                    route: f.route.clone(),
+                    cells_sent: s.sent,
+                    cells_delivered: s.delivered,
+                    cells_dropped: s.dropped,
+                    cells_in_flight: self.cells_in_network(i as u32),
+                    throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64 / window_s / 1e6,
+                    user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
+                    frames_sent: s.frames_sent,
+                    frames_delivered: s.frames_delivered,
+                    frames_lost: s.frames_lost,
+                    ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
+                    ctd_max_us: got.then(|| us(s.ctd_max)),
+                    ctd_min_us: got.then(|| us(s.ctd_min)),
+                    cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
+                    clr: if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 },
+                    drops: drops_map(&s.drops),
+                    drops_by_port: f
+                        .ports
+                        .iter()
+                        .zip(&s.drops_by_hop)
+                        .filter(|(_, &n)| n > 0)
+                        .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
+                        .collect(),
+                },
+            );
+        }
+        Summary {
+            seed: self.seed,
+            sim_time_s: ps_to_secs(self.now),
+            warmup_s: ps_to_secs(self.warmup),
+            cell_hops: self.cell_hops,
+            events: self.events,
+            ports,
+            connections,
+        }
+    }
+
+    /// Index of a port by its name `A->B`.
+    pub fn port_index(&self, name: &str) -> Option<usize> {
+        self.ports.iter().position(|p| p.name == name)
+    }
+
+    /// Index of a flow by name.
+    pub fn flow_index(&self, name: &str) -> Option<usize> {
+        self.flows.iter().position(|f| f.name == name)
+    }
+}

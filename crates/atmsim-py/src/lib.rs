@@ -1,0 +1,95 @@
+//! Python bindings of atmsim-core: scenario JSON in, summary JSON and columns out.
+//! Thin by design (DESIGN.md): no model code here. The GIL is released while the core runs.
+
+use atmsim_core::scenario;
+use atmsim_core::time::ps_to_secs;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The JSON Schema of the scenario format.
+#[pyfunction]
+fn schema() -> String {
+    scenario::json_schema()
+}
+
+/// Check a scenario given as JSON text: None if valid, else (key path, message).
+#[pyfunction]
+fn check(json: &str) -> Option<(String, String)> {
+    scenario::parse(json).err().map(|e| (e.path, e.message))
+}
+
+/// One simulation run.
+#[pyclass(module = "atmsim._core")]
+struct Simulation {
+    inner: atmsim_core::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(json: &str) -> PyResult<Self> {
+        let inner = atmsim_core::build_from_json(json).map_err(|e| PyValueError::new_err((e.path, e.message)))?;
+        Ok(Simulation { inner })
+    }
+
+    /// Run at most `max_events` events without the GIL; True once the run has ended.
+    fn advance(&mut self, py: Python<'_>, max_events: u64) -> bool {
+        let sim = &mut self.inner;
+        py.detach(move || sim.advance(max_events))
+    }
+
+    #[getter]
+    fn sim_time_s(&self) -> f64 {
+        ps_to_secs(self.inner.now())
+    }
+
+    #[getter]
+    fn end_time_s(&self) -> f64 {
+        ps_to_secs(self.inner.end())
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.inner.events()
+    }
+
+    #[getter]
+    fn cell_hops(&self) -> u64 {
+        self.inner.cell_hops()
+    }
+
+    /// The summary as JSON text.
+    fn summary_json(&self) -> String {
+        serde_json::to_string(&self.inner.summary()).expect("summary serializes")
+    }
+
+    /// Time series: {name: {column: list}}.
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.series();
+        let out = PyDict::new(py);
+        let ports = PyDict::new(py);
+        let pnames: Vec<&str> = s.port_index.iter().map(|&i| self.inner.ports[i as usize].name.as_str()).collect();
+        ports.set_item("time_s", &s.port_time_s)?;
+        ports.set_item("port", pnames)?;
+        ports.set_item("queue_cells", &s.port_queue_cells)?;
+        ports.set_item("utilization", &s.port_utilization)?;
+        out.set_item("ports", ports)?;
+        let conns = PyDict::new(py);
+        let cnames: Vec<&str> = s.conn_index.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+        conns.set_item("time_s", &s.conn_time_s)?;
+        conns.set_item("connection", cnames)?;
+        conns.set_item("throughput_mbps", &s.conn_throughput_mbps)?;
+        out.set_item("connections", conns)?;
+        Ok(out)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
