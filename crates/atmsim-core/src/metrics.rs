@@ -55,7 +55,6 @@ pub struct FlowStats {
     pub drops_by_hop: Vec<u64>,
     pub frames_sent: u64,
     pub frames_delivered: u64,
-    pub frames_lost: u64,
     /// Cells and user bytes that arrived after warm-up (throughput).
     pub rx_cells_window: u64,
     pub user_bytes_window: u64,
@@ -77,7 +76,6 @@ impl FlowStats {
             drops_by_hop: vec![0; hops],
             frames_sent: 0,
             frames_delivered: 0,
-            frames_lost: 0,
             rx_cells_window: 0,
             user_bytes_window: 0,
             ctd_sum: 0,
@@ -116,8 +114,12 @@ pub struct ConnectionSummary {
     pub throughput_mbps: f64,
     /// User bytes in whole AAL5 frames delivered after warm-up (payload for unframed flows), Mb/s.
     pub user_throughput_mbps: f64,
+    /// AAL5 frames whose end-of-frame cell was created after warm-up.
     pub frames_sent: u64,
+    /// Of those, frames that arrived whole.
     pub frames_delivered: u64,
+    /// Of those, frames that will never arrive whole (sent - delivered - still in flight).
+    /// A lost end-of-frame cell merges two CPCS-PDUs at the receiver, losing both (I.363.5).
     pub frames_lost: u64,
     pub ctd_mean_us: Option<f64>,
     pub ctd_max_us: Option<f64>,

@@ -258,7 +258,9 @@ impl Simulation {
         if warmup > 0 {
             sim.queue.push(warmup, Event::WarmupEnd);
         }
-        sim.queue.push(sample_ps, Event::Sample);
+        if sample_ps < end {
+            sim.queue.push(sample_ps, Event::Sample);
+        }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut ctx = Ctx::new(0, &mut ep.rng);
@@ -293,8 +295,9 @@ impl Simulation {
         let mut n = 0;
         while n < max_events {
             match self.queue.peek_time() {
-                Some(t) if t <= self.end => {}
+                Some(t) if t < self.end => {}
                 _ => {
+                    self.events += n;
                     self.finish();
                     return true;
                 }
@@ -305,7 +308,7 @@ impl Simulation {
             n += 1;
         }
         self.events += n;
-        if self.queue.peek_time().is_none_or(|t| t > self.end) {
+        if self.queue.peek_time().is_none_or(|t| t >= self.end) {
             self.finish();
         }
         self.finished
@@ -316,9 +319,13 @@ impl Simulation {
         while !self.advance(u64::MAX) {}
     }
 
+    /// The run covers [0, end): events at `end` itself do not run, except the last sample.
     fn finish(&mut self) {
         if !self.finished {
             self.now = self.end;
+            if (self.samples_taken + 1) * self.sample_ps == self.end {
+                self.sample();
+            }
             for p in &mut self.ports {
                 p.stats.area += p.qlen as u128 * (self.end - p.stats.last_change) as u128;
                 p.stats.last_change = self.end;
@@ -360,7 +367,7 @@ impl Simulation {
         if let Some(t) = timer {
             let t = t.max(self.now);
             self.endpoints[e as usize].timer_at = Some(t);
-            if t <= self.end {
+            if t < self.end {
                 self.queue.push(t, Event::Endpoint(e));
             }
         }
@@ -531,16 +538,14 @@ impl Simulation {
             match f.reasm.on_cell(cell.seq, cell.is_eof(), cell.len) {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
-                    if in_window {
+                    if cell.created >= self.warmup {
                         f.stats.frames_delivered += 1;
+                    }
+                    if in_window {
                         f.stats.user_bytes_window += len as u64;
                     }
                 }
-                FrameEvent::Lost => {
-                    if in_window {
-                        f.stats.frames_lost += 1;
-                    }
-                }
+                FrameEvent::Lost => {}
             }
         } else if in_window {
             f.stats.user_bytes_window += CELL_PAYLOAD as u64;
@@ -568,7 +573,7 @@ impl Simulation {
             self.series.conn_throughput_mbps.push(cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6);
         }
         let next = (self.samples_taken + 1) * self.sample_ps;
-        if next <= self.end {
+        if next < self.end {
             self.queue.push(next, Event::Sample);
         }
     }
@@ -599,6 +604,17 @@ impl Simulation {
             n += p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count() as u64;
         }
         n
+    }
+
+    /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
+    pub fn frames_in_network(&self, flow: u32) -> u64 {
+        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.is_eof();
+        self.ports
+            .iter()
+            .map(|p| {
+                p.pipe.iter().filter(|(_, c)| ours(c)).count() + p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count()
+            })
+            .sum::<usize>() as u64
     }
 
     /// All cells in queues or on links now.
@@ -648,7 +664,7 @@ impl Simulation {
                     user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
                     frames_sent: s.frames_sent,
                     frames_delivered: s.frames_delivered,
-                    frames_lost: s.frames_lost,
+                    frames_lost: s.frames_sent - s.frames_delivered - self.frames_in_network(i as u32),
                     ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
                     ctd_max_us: got.then(|| us(s.ctd_max)),
                     ctd_min_us: got.then(|| us(s.ctd_min)),

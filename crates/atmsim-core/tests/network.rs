@@ -1,0 +1,244 @@
+//! Scenario-level tests of the core: closed-form results, conservation, determinism.
+
+use atmsim_core::build_from_json;
+use atmsim_core::metrics::ConnectionSummary;
+use atmsim_core::sim::Simulation;
+use atmsim_core::time::{cell_time_ps, mbps_to_bps, CELL_BIT_PS};
+use serde_json::{json, Value};
+
+fn host(n: &str) -> Value {
+    json!({"name": n, "kind": "host"})
+}
+fn switch(n: &str, extra: Value) -> Value {
+    let mut v = json!({"name": n, "kind": "switch"});
+    v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    v
+}
+fn link(a: &str, b: &str, rate: f64, km: f64) -> Value {
+    json!({"a": a, "b": b, "rate_mbps": rate, "length_km": km})
+}
+fn run(sc: &Value) -> Simulation {
+    let mut sim = build_from_json(&sc.to_string()).expect("valid scenario");
+    sim.run();
+    sim
+}
+fn conn<'a>(s: &'a atmsim_core::metrics::Summary, name: &str) -> &'a ConnectionSummary {
+    &s.connections[name]
+}
+
+fn ceil_cell_ps(mbps: f64) -> u64 {
+    CELL_BIT_PS.div_ceil(mbps_to_bps(mbps))
+}
+
+#[test]
+fn cbr_closed_form_count_and_delay() {
+    // 42.4 Mb/s = one cell every 10 us exactly; three hops of different rates and lengths
+    let sc = json!({
+        "description": "closed form",
+        "run": {"duration_s": 0.01},
+        "nodes": [host("h1"), switch("A", json!({"fabric_delay_us": 3.0})), switch("B", json!({"fabric_delay_us": 7.5})), host("h2")],
+        "links": [link("h1", "A", 155.52, 1.0), link("A", "B", 149.76, 1000.0), link("B", "h2", 100.0, 0.2)],
+        "connections": [{"name": "c", "route": ["h1", "A", "B", "h2"], "category": "cbr",
+                         "source": {"kind": "cbr", "rate_mbps": 42.4}}]
+    });
+    let sim = run(&sc);
+    let s = sim.summary();
+    let c = conn(&s, "c");
+    // per hop: transmission (ceil of the exact cell time in ps) + 5 us/km; plus fabric delays
+    let d_ps = ceil_cell_ps(155.52) + ceil_cell_ps(149.76) + ceil_cell_ps(100.0)
+        + 5_000_000 * 1 + 5_000_000 * 1000 + 1_000_000 + 3_000_000 + 7_500_000;
+    let d_us = d_ps as f64 / 1e6;
+    assert_eq!(c.ctd_min_us.unwrap(), d_us);
+    assert_eq!(c.ctd_max_us.unwrap(), d_us);
+    assert_eq!(c.cdv_p2p_us.unwrap(), 0.0);
+    // cells created at 0, 10 us, ... 9990 us; delivered if created + D <= 10 ms
+    assert_eq!(c.cells_sent, 1000);
+    let delivered = (0..1000u64).filter(|k| k * 10_000_000 + d_ps <= 10_000_000_000).count() as u64;
+    assert_eq!(c.cells_delivered, delivered);
+    assert_eq!(c.cells_in_flight, 1000 - delivered);
+    assert_eq!(c.cells_dropped, 0);
+    // stop the source at 10 ms and run on until every cell has arrived: 1000 cells x 3 links
+    let mut sc2 = sc.clone();
+    sc2["connections"][0]["source"]["stop_s"] = 0.01.into();
+    sc2["run"]["duration_s"] = 0.02.into();
+    let s2 = run(&sc2).summary();
+    assert_eq!(conn(&s2, "c").cells_delivered, 1000);
+    assert_eq!(s2.cell_hops, 3000);
+}
+
+#[test]
+fn overload_queue_grows_at_excess_rate_then_drops_the_excess() {
+    // two persistent sources at 70 Mb/s into a 100 Mb/s port: excess 40 Mb/s = 94,339.6 cells/s
+    let buffer = 5000u32;
+    let mk = |warmup: f64, dur: f64| {
+        json!({
+            "description": "overload",
+            "run": {"duration_s": dur, "warmup_s": warmup, "sample_interval_s": 0.001},
+            "nodes": [host("h1"), host("h2"), switch("A", json!({"buffer_cells": buffer})), host("d")],
+            "links": [link("h1", "A", 155.52, 0.0), link("h2", "A", 155.52, 0.0), link("A", "d", 100.0, 0.0)],
+            "connections": [
+                {"name": "s1", "route": ["h1", "A", "d"], "category": "ubr", "source": {"kind": "persistent", "peak_mbps": 70.0}},
+                {"name": "s2", "route": ["h2", "A", "d"], "category": "ubr", "source": {"kind": "persistent", "peak_mbps": 70.0}}
+            ]
+        })
+    };
+    let excess_cells_per_s = 40e6 / 424.0;
+    let fill_s = buffer as f64 / excess_cells_per_s; // 53 ms
+    let sim = run(&mk(0.0, 0.05));
+    let pi = sim.port_index("A->d").unwrap() as u32;
+    let ser = sim.series();
+    let mut checked = 0;
+    for i in 0..ser.port_time_s.len() {
+        if ser.port_index[i] == pi {
+            let t = ser.port_time_s[i];
+            let expect = excess_cells_per_s * t;
+            assert!((ser.port_queue_cells[i] as f64 - expect).abs() <= 2.0, "t {t}: {} vs {expect}", ser.port_queue_cells[i]);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 50);
+    // after the buffer is full, the drops per second equal the excess
+    let (w, d) = (fill_s + 0.01, fill_s + 0.51);
+    let sim = run(&mk(w, d));
+    let s = sim.summary();
+    let p = &s.ports["A->d"];
+    assert_eq!(p.max_queue_cells, buffer);
+    let expect = excess_cells_per_s * (d - w);
+    assert!((p.cells_dropped as f64 - expect).abs() <= 3.0, "{} vs {expect}", p.cells_dropped);
+    assert!((p.utilization - 1.0).abs() < 1e-4);
+    assert_eq!(p.drops["port_buffer_full"], p.cells_dropped);
+}
+
+#[test]
+fn strict_priority_cbr_delay_unaffected_by_ubr_load() {
+    let mk = |ubr_on: bool| {
+        let mut conns = vec![json!({"name": "cbr", "route": ["h1", "A", "d"], "category": "cbr",
+                                    "source": {"kind": "cbr", "rate_mbps": 30.0}})];
+        if ubr_on {
+            conns.push(json!({"name": "ubr", "route": ["h2", "A", "d"], "category": "ubr",
+                              "source": {"kind": "persistent", "peak_mbps": 155.52}}));
+        }
+        json!({
+            "description": "priority",
+            "run": {"duration_s": 0.2},
+            "nodes": [host("h1"), host("h2"), switch("A", json!({"buffer_cells": 1000, "class_buffer_cells": {"ubr": 500}})), host("d")],
+            "links": [link("h1", "A", 155.52, 10.0), link("h2", "A", 155.52, 10.0), link("A", "d", 149.76, 100.0)],
+            "connections": conns
+        })
+    };
+    let base = run(&mk(false)).summary();
+    let loaded = run(&mk(true)).summary();
+    let (b, l) = (conn(&base, "cbr"), conn(&loaded, "cbr"));
+    assert!(conn(&loaded, "ubr").cells_dropped > 0, "the UBR load must overload the port");
+    assert_eq!(l.cells_dropped, 0);
+    assert_eq!(l.cells_delivered, b.cells_delivered);
+    // non-preemptive priority: a CBR cell waits at most for the one UBR cell on the line
+    let one_cell_us = cell_time_ps(mbps_to_bps(149.76)) as f64 / 1e6 + 1e-6;
+    assert!(l.ctd_max_us.unwrap() <= b.ctd_max_us.unwrap() + one_cell_us);
+    assert!(l.ctd_mean_us.unwrap() <= b.ctd_mean_us.unwrap() + one_cell_us);
+}
+
+/// F: frames of 100 bytes = ceil(108/48) = 3 cells, one cell every 10 cell times T; F's cell k
+/// reaches the switch at (10k + 1) T. G: a burst of 20 cells at 3C from `g_start` T keeps the
+/// switch's 1-cell buffer full for about 6.7 T, so exactly one F cell meets a full buffer.
+fn aal5_loss_case(g_start: f64) -> atmsim_core::metrics::Summary {
+    let c = 100.0;
+    let t_cell = 424.0 / (c * 1e6);
+    let sc = json!({
+        "description": "aal5 loss",
+        "run": {"duration_s": 0.01},
+        "nodes": [host("hf"), host("hg"), switch("A", json!({"buffer_cells": 1})), host("d")],
+        "links": [link("hf", "A", c, 0.0), link("hg", "A", 3.0 * c, 0.0), link("A", "d", c, 0.0)],
+        "connections": [
+            {"name": "F", "route": ["hf", "A", "d"], "category": "ubr",
+             "source": {"kind": "cbr", "rate_mbps": c / 10.0, "frame_bytes": 100, "stop_s": 300.0 * t_cell}},
+            {"name": "G", "route": ["hg", "A", "d"], "category": "ubr",
+             "source": {"kind": "cbr", "rate_mbps": 3.0 * c, "start_s": g_start * t_cell, "stop_s": (g_start + 6.6) * t_cell}}
+        ]
+    });
+    run(&sc).summary()
+}
+
+#[test]
+fn aal5_frame_cells_and_one_lost_cell_loses_exactly_that_frame() {
+    // G's burst covers F's cell 4 (arrives at 41 T), the middle cell of frame 1
+    let s = aal5_loss_case(38.0);
+    let f = conn(&s, "F");
+    assert_eq!(f.cells_sent, 30);
+    assert_eq!(f.frames_sent, 10);
+    assert_eq!(f.cells_sent / f.frames_sent, atmsim_core::wire::aal5_cells(100) as u64);
+    assert_eq!(f.cells_dropped, 1, "setup: exactly one F cell meets the full buffer");
+    assert_eq!(f.frames_lost, 1);
+    assert_eq!(f.frames_delivered, 9);
+    assert_eq!(f.cells_delivered, 29);
+    assert!((f.user_throughput_mbps - 9.0 * 100.0 * 8.0 / 0.01 / 1e6).abs() < 1e-9);
+}
+
+#[test]
+fn aal5_lost_end_of_frame_cell_merges_two_frames() {
+    // G's burst covers F's cell 5 (51 T), the end-of-frame cell of frame 1: the receiver joins
+    // frames 1 and 2 into one bad CPCS-PDU, so both are lost (I.363.5 reassembly)
+    let s = aal5_loss_case(48.0);
+    let f = conn(&s, "F");
+    assert_eq!(f.cells_dropped, 1, "setup: exactly one F cell meets the full buffer");
+    assert_eq!(f.frames_lost, 2);
+    assert_eq!(f.frames_delivered, 8);
+}
+
+fn lossy_random_scenario(seed: u64) -> Value {
+    json!({
+        "description": "conservation",
+        "run": {"duration_s": 0.3, "warmup_s": 0.05, "seed": seed},
+        "nodes": [host("h1"), host("h2"), host("h3"), switch("A", json!({"buffer_cells": 300, "fabric_delay_us": 2.0})),
+                  switch("B", json!({"buffer_cells": 200, "class_buffer_cells": {"ubr": 50},
+                                     "shared_buffers": [{"ports": ["d1", "d2"], "buffer_cells": 180}]})),
+                  host("d1"), host("d2")],
+        "links": [link("h1", "A", 155.52, 5.0), link("h2", "A", 155.52, 50.0), link("h3", "B", 155.52, 1.0),
+                  link("A", "B", 149.76, 300.0), link("B", "d1", 100.0, 1.0), link("B", "d2", 60.0, 1.0)],
+        "connections": [
+            {"name": "on1", "route": ["h1", "A", "B", "d1"], "category": "rt-vbr",
+             "source": {"kind": "onoff", "peak_mbps": 120.0, "duty_cycle": 0.5, "period_s": 0.004, "exponential": true, "frame_bytes": 1500}},
+            {"name": "on2", "route": ["h2", "A", "B", "d2"], "category": "ubr",
+             "source": {"kind": "onoff", "peak_mbps": 150.0, "duty_cycle": 0.4, "period_s": 0.002, "exponential": true}},
+            {"name": "cbr", "route": ["h3", "B", "d2"], "category": "cbr", "bidirectional": true,
+             "source": {"kind": "cbr", "rate_mbps": 20.0},
+             "reverse_source": {"kind": "persistent", "peak_mbps": 5.0}}
+        ]
+    })
+}
+
+#[test]
+fn conservation_sent_equals_delivered_dropped_in_flight() {
+    for seed in [1, 2, 3] {
+        let sim = run(&lossy_random_scenario(seed));
+        let s = sim.summary();
+        let mut dropped = 0;
+        for (name, c) in &s.connections {
+            assert!(c.cells_sent > 0, "{name}");
+            assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+            dropped += c.cells_dropped;
+        }
+        assert!(dropped > 0, "the scenario must lose cells to test conservation under loss");
+        for reason in ["port_buffer_full", "class_buffer_full", "shared_buffer_full"] {
+            assert!(s.ports.values().map(|p| p.drops[reason]).sum::<u64>() > 0, "{reason}");
+        }
+        assert!(s.connections.contains_key("cbr.reverse"));
+    }
+}
+
+#[test]
+fn determinism_same_seed_same_bytes_other_seed_differs() {
+    let a = serde_json::to_string(&run(&lossy_random_scenario(7)).summary()).unwrap();
+    let b = serde_json::to_string(&run(&lossy_random_scenario(7)).summary()).unwrap();
+    let c = serde_json::to_string(&run(&lossy_random_scenario(8)).summary()).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn chunked_run_equals_one_run() {
+    let one = serde_json::to_string(&run(&lossy_random_scenario(3)).summary()).unwrap();
+    let mut sim = build_from_json(&lossy_random_scenario(3).to_string()).unwrap();
+    while !sim.advance(777) {}
+    assert_eq!(serde_json::to_string(&sim.summary()).unwrap(), one);
+}
