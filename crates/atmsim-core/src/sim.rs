@@ -78,6 +78,9 @@ pub struct Flow {
     tx_seq: u32,
     tx_in_frame: u32,
     reasm: Reassembler,
+    /// The endpoint at the receiving host that sees this flow's cells (the application sending
+    /// on the reverse direction, e.g. an ABR destination or a TCP receiver), or NONE.
+    rx_endpoint: u32,
     pub stats: FlowStats,
 }
 
@@ -223,11 +226,19 @@ impl Simulation {
                     tx_seq: 0,
                     tx_in_frame: 0,
                     reasm: Reassembler::default(),
+                    rx_endpoint: NONE,
                     stats: FlowStats::new(fports.len()),
                     ports: fports,
                 });
                 if let Some(s) = src {
                     let first = link_mbps[&(ids[0], ids[1])];
+                    if key == "reverse_source" {
+                        // each direction's cells reach the application at its far end: the one
+                        // sending the other way (an ABR destination, a TCP receiver or sender)
+                        let fwd = fid as usize - 1;
+                        flows[fwd].rx_endpoint = endpoints.len() as u32;
+                        flows[fid as usize].rx_endpoint = endpoints.iter().position(|e: &Endpoint| e.flow == fwd as u32).map_or(NONE, |i| i as u32);
+                    }
                     endpoints.push(Endpoint {
                         flow: fid,
                         app: source_app(s, first),
@@ -549,6 +560,16 @@ impl Simulation {
             }
         } else if in_window {
             f.stats.user_bytes_window += CELL_PAYLOAD as u64;
+        }
+        let e = f.rx_endpoint;
+        if e != NONE {
+            let ep = &mut self.endpoints[e as usize];
+            let mut ctx = Ctx::new(now, &mut ep.rng);
+            ep.app.on_cell(&mut ctx, &cell);
+            let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
+            if n > 0 || t.is_some() {
+                self.apply(e, n, t);
+            }
         }
     }
 
