@@ -1,0 +1,48 @@
+# atmsim: build, run, test and benchmark.
+# Needs only python3 (>= 3.11), pip, make and a Rust toolchain (cargo).
+.DEFAULT_GOAL := build
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.stamp-venv
+export VIRTUAL_ENV := $(abspath $(VENV))
+
+.PHONY: venv deps build run test pytest cargo-test bench clean
+
+venv: $(VENV_STAMP)
+
+# Idempotent: the venv is (re)made only when missing or when pyproject.toml changes.
+$(VENV_STAMP): pyproject.toml
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q -U pip "maturin>=1.5,<2"
+	touch $@
+
+# Only the Python dependencies (from pyproject.toml, with the test extra), without building the core.
+deps: $(VENV_STAMP)
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + p["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
+	$(VPY) -m pip install -q -r $(VENV)/requirements.txt
+
+# Installs the Python dependencies (plus the test extra) and builds the Rust core in release mode.
+build: $(VENV_STAMP)
+	$(VENV)/bin/maturin develop --release --extras test
+
+run: build
+	$(VENV)/bin/atmsim run scenarios/examples/demo.toml --out results/demo
+
+cargo-test:
+	cargo test -p atmsim-core --release
+
+pytest: build
+	$(VPY) -m pytest -q tests
+
+test: build cargo-test pytest
+
+bench: build
+	cargo run --release -p atmsim-core --bin atmsim-bench
+
+clean:
+	cargo clean
+	rm -rf $(VENV) results build dist .pytest_cache
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
+	rm -f python/atmsim/_core*.so python/atmsim/_core*.pyd

@@ -1,0 +1,97 @@
+"""The Python API: ``atmsim.run(scenario) -> Result``."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import ScenarioError, SimulationError
+from .result import Result
+from .scenario import Provenance, check_document, load_scenario
+
+__all__ = ["run", "prepare", "DEFAULT_CHUNK_EVENTS"]
+
+#: events per call into the core between progress reports (and KeyboardInterrupt checks)
+DEFAULT_CHUNK_EVENTS = 2_000_000
+
+ProgressFn = Callable[[float, float, int], Any]
+
+
+def prepare(
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
+    overrides: Any = None,
+    seed: int | None = None,
+    duration: float | None = None,
+) -> tuple[dict[str, Any], Provenance]:
+    """Load, override and validate a scenario; returns ``(doc, provenance)``."""
+    extra: list[tuple[str, dict[str, Any]]] = []
+    if seed is not None:
+        extra.append(("--seed", {"run.seed": seed}))
+    if duration is not None:
+        extra.append(("--duration", {"run.duration_s": duration}))
+    return load_scenario(scenario, overrides, extra_overrides=extra)
+
+
+def run(
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
+    overrides: Any = None,
+    seed: int | None = None,
+    duration: float | None = None,
+    progress: ProgressFn | None = None,
+    *,
+    chunk_events: int = DEFAULT_CHUNK_EVENTS,
+) -> Result:
+    """Run one simulation and return its ``Result``.
+
+    ``scenario`` is a TOML file path or a dict (a dict's ``extends`` is relative to the current
+    directory). ``overrides`` are ``KEY=VALUE`` strings or a ``{key path: value}`` dict (see
+    ``atmsim.scenario``); ``seed`` and ``duration`` set ``run.seed`` and ``run.duration_s``.
+    ``progress(sim_time_s, end_time_s, events)`` is called between chunks of work.
+    Raises ``ScenarioError`` for bad input and ``SimulationError`` if the core fails.
+    The core releases the GIL while it runs, so runs on separate threads proceed in parallel.
+    """
+    doc, prov = prepare(scenario, overrides, seed, duration)
+    return run_document(doc, prov, progress=progress, chunk_events=chunk_events)
+
+
+def run_document(
+    doc: dict[str, Any],
+    provenance: Provenance | None = None,
+    progress: ProgressFn | None = None,
+    chunk_events: int = DEFAULT_CHUNK_EVENTS,
+) -> Result:
+    """Run an already loaded (and overridden) scenario document."""
+    from . import _core
+
+    prov = provenance or Provenance()
+    text = check_document(doc, prov)
+    start = time.perf_counter()
+    try:
+        sim = _core.Simulation(text)
+    except ValueError as e:  # check passed, but building failed: still a problem with the input
+        arg = e.args[0] if len(e.args) == 1 else e.args
+        if isinstance(arg, tuple) and len(arg) == 2:
+            path, message = str(arg[0]), str(arg[1])
+            raise ScenarioError(prov.file_for(path), path, message) from None
+        raise ScenarioError(prov.file, "", str(e)) from None
+    except Exception as e:
+        raise SimulationError(f"cannot build the simulation: {e}") from e
+    try:
+        while True:
+            done = sim.advance(int(chunk_events))
+            if progress is not None:
+                progress(sim.sim_time_s, sim.end_time_s, sim.events)
+            if done:
+                break
+        summary = json.loads(sim.summary_json())
+        series = sim.series()
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:
+        raise SimulationError(f"simulation failed: {type(e).__name__}: {e}") from e
+    summary["wall_time_s"] = time.perf_counter() - start
+    summary["scenario"] = {"description": doc.get("description", ""), "file": prov.file}
+    return Result(summary, series)

@@ -1,0 +1,289 @@
+"""Command-line interface: ``atmsim run|validate|schema|plot``.
+
+Every problem with the input (scenario file, ``--set``, results directory) is reported as exactly
+one line on stderr, ``atmsim: error: <file>: <key path>: <message>``, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import AtmsimError, ScenarioError, SimulationError
+
+PROG = "atmsim"
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Interrupted(Exception):
+    """KeyboardInterrupt inside a command, kept away from click's own handling."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _error(message: str) -> None:
+    click.echo(f"{PROG}: error: {_one_line(message)}", err=True)
+
+
+# ---------------------------------------------------------------------------------- formatting
+
+
+def _fmt(value: Any, spec: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and spec:
+        return format(value, spec)
+    return str(value)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join([first] + rest).rstrip()
+
+    out = [line(headers), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def _drops(entry: dict[str, Any]) -> int:
+    if "cells_dropped" in entry:
+        return int(entry["cells_dropped"] or 0)
+    return int(sum((entry.get("drops") or {}).values()))
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The tables ``atmsim run`` prints: ports, then connections."""
+    parts = []
+    ports = summary.get("ports") or {}
+    if ports:
+        rows = [
+            [
+                name,
+                _fmt(p.get("max_queue_cells")),
+                _fmt(p.get("mean_queue_cells"), ".1f"),
+                _fmt(p.get("utilization"), ".3f"),
+                _fmt(_drops(p)),
+            ]
+            for name, p in sorted(ports.items())
+        ]
+        parts.append(_table(["port", "max queue", "mean queue", "utilization", "drops"], rows))
+    conns = summary.get("connections") or {}
+    if conns:
+        rows = [
+            [
+                name,
+                _fmt(c.get("cells_sent")),
+                _fmt(c.get("cells_delivered")),
+                _fmt(c.get("cells_dropped")),
+                _fmt(c.get("throughput_mbps"), ".2f"),
+                _fmt(c.get("ctd_mean_us"), ".1f"),
+                _fmt(c.get("ctd_max_us"), ".1f"),
+                _fmt(c.get("cdv_p2p_us"), ".1f"),
+                _fmt(c.get("clr"), ".3g"),
+            ]
+            for name, c in sorted(conns.items())
+        ]
+        parts.append(
+            _table(
+                [
+                    "connection",
+                    "sent",
+                    "delivered",
+                    "dropped",
+                    "Mb/s",
+                    "CTD mean us",
+                    "CTD max us",
+                    "CDV p2p us",
+                    "CLR",
+                ],
+                rows,
+            )
+        )
+    tail = []
+    if "sim_time_s" in summary:
+        tail.append(f"simulated {summary['sim_time_s']:.6g} s")
+    if "events" in summary:
+        tail.append(f"{summary['events']} events")
+    wall = summary.get("wall_time_s")
+    if wall:
+        tail.append(f"wall {wall:.3f} s")
+        if summary.get("events"):
+            tail.append(f"{summary['events'] / wall:,.0f} events/s")
+    if tail:
+        parts.append(", ".join(tail))
+    return "\n\n".join(parts)
+
+
+class _Progress:
+    """tqdm on stderr: simulated seconds and events/s; appears only after ~2 s of wall time."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar: Any = None
+        self.enabled = enabled
+        self.start = time.perf_counter()
+
+    def __call__(self, sim_time_s: float, end_time_s: float, events: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=round(float(end_time_s), 6),
+                unit="s",
+                file=sys.stderr,
+                delay=2,
+                leave=False,
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s simulated [{elapsed}<{remaining}{postfix}]",
+            )
+        rate = events / max(time.perf_counter() - self.start, 1e-9)
+        self.bar.set_postfix_str(f"{rate:,.0f} events/s", refresh=False)
+        self.bar.update(round(float(sim_time_s), 6) - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+# ---------------------------------------------------------------------------------- commands
+
+_set_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a scenario value, e.g. run.duration_s=2 or connections.c1.source.rate_mbps=50 "
+    "(VALUE is read as TOML, else taken as a string). Repeatable.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name=PROG)
+def cli() -> None:
+    """atmsim: cell-level ATM network simulator."""
+
+
+@cli.command("run")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
+@_set_option
+@click.option("--seed", type=int, default=None, help="Master random seed (sets run.seed).")
+@click.option("--duration", type=float, default=None, metavar="SECONDS", help="Simulated time (sets run.duration_s).")
+@click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/<file stem>].")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, duration: float | None, out: str | None, quiet: bool) -> None:
+    """Run the scenario FILE and write summary.json and Parquet series to --out."""
+    from .api import prepare, run_document
+
+    out_dir = Path(out) if out else Path("results") / Path(file).stem
+    doc, prov = prepare(file, list(overrides), seed, duration)
+    progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    try:
+        result = run_document(doc, prov, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        raise _Interrupted() from None
+    progress.close()
+    try:
+        result.write(out_dir)
+    except KeyboardInterrupt:
+        raise _Interrupted() from None
+    except OSError as e:
+        raise ScenarioError(str(out_dir), "", f"cannot write results: {e.strerror or e}") from None
+    if not quiet:
+        click.echo(format_summary(result.summary))
+        click.echo()
+    click.echo(f"wrote {out_dir}")
+
+
+@cli.command("validate")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
+@_set_option
+def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
+    """Check the scenario FILE (and overrides) without running it."""
+    from .scenario import load_scenario
+
+    doc, _ = load_scenario(file, list(overrides))
+
+    def count(key: str) -> int:
+        v = doc.get(key)
+        return len(v) if isinstance(v, list) else 0
+
+    click.echo(
+        f"{file}: ok ({count('nodes')} nodes, {count('links')} links, {count('connections')} connections)"
+    )
+
+
+@cli.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of scenario files."""
+    from .scenario import schema
+
+    click.echo(json.dumps(schema(), indent=2))
+
+
+@cli.command("plot")
+@click.argument("directory", type=click.Path(path_type=str))
+def plot_cmd(directory: str) -> None:
+    """Write PNG plots of the results in DIRECTORY into it."""
+    from .plots import plot_all
+    from .result import Result
+
+    result = Result.read(directory)
+    for path in plot_all(result, directory):
+        click.echo(str(path))
+
+
+# ---------------------------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``atmsim`` command; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
+    except ScenarioError as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
+    except SimulationError as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
+    except AtmsimError as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
+    except click.exceptions.Exit as e:  # --help, --version
+        return int(e.exit_code or 0)
+    except click.ClickException as e:  # usage errors: unknown option, missing argument, ...
+        _error(e.format_message())
+        return e.exit_code
+    except (_Interrupted, KeyboardInterrupt, click.exceptions.Abort):
+        click.echo(f"{PROG}: interrupted; no output written", err=True)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 1
+    except Exception as e:
+        if os.environ.get("ATMSIM_DEBUG"):
+            raise
+        _error(f"internal error: {type(e).__name__}: {e} (set ATMSIM_DEBUG=1 for a traceback)")
+        return 1
+    return rv if isinstance(rv, int) else 0
+
+
+def _script() -> None:  # pragma: no cover
+    sys.exit(main())

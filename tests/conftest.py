@@ -1,0 +1,75 @@
+"""Shared helpers for the Python-surface tests: small valid scenarios and TOML writing."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "scenarios" / "examples"
+
+
+def minimal_scenario(duration_s: float = 0.01, **run: Any) -> dict[str, Any]:
+    """A small valid scenario: h1 -> switch S -> h2, one 10 Mb/s CBR connection c1."""
+    return {
+        "description": "test scenario: h1 -> S -> h2, one CBR connection (atmsim tests/conftest.py)",
+        "run": {"duration_s": duration_s, "seed": 1, "sample_interval_s": duration_s / 10, **run},
+        "nodes": [
+            {"name": "h1", "kind": "host"},
+            {"name": "S", "kind": "switch", "buffer_cells": 100},
+            {"name": "h2", "kind": "host"},
+        ],
+        "links": [
+            {"a": "h1", "b": "S", "rate_mbps": 149.76, "length_km": 1.0},
+            {"a": "S", "b": "h2", "rate_mbps": 149.76, "length_km": 1.0},
+        ],
+        "connections": [
+            {
+                "name": "c1",
+                "route": ["h1", "S", "h2"],
+                "category": "cbr",
+                "source": {"kind": "cbr", "rate_mbps": 10.0},
+            }
+        ],
+    }
+
+
+def onoff_scenario(duration_s: float = 0.05) -> dict[str, Any]:
+    """Two sources into one 149.76 Mb/s port: an exponential ON-OFF rt-VBR one and a UBR one."""
+    doc = minimal_scenario(duration_s)
+    doc["nodes"].insert(0, {"name": "h0", "kind": "host"})
+    doc["links"].insert(0, {"a": "h0", "b": "S", "rate_mbps": 149.76, "length_km": 1.0})
+    doc["connections"] = [
+        {
+            "name": "vbr",
+            "route": ["h0", "S", "h2"],
+            "category": "rt-vbr",
+            "source": {"kind": "onoff", "peak_mbps": 100.0, "duty_cycle": 0.5, "period_s": 0.002, "exponential": True},
+        },
+        {
+            "name": "ubr",
+            "route": ["h1", "S", "h2"],
+            "category": "ubr",
+            "source": {"kind": "persistent", "peak_mbps": 100.0},
+        },
+    ]
+    return doc
+
+
+def write_toml(path: Path, doc: dict[str, Any]) -> Path:
+    path.write_bytes(tomli_w.dumps(doc).encode("utf-8"))
+    return path
+
+
+@pytest.fixture
+def scenario_dict() -> dict[str, Any]:
+    return copy.deepcopy(minimal_scenario())
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    return write_toml(tmp_path / "small.toml", minimal_scenario())
