@@ -23,6 +23,8 @@ pub enum Event {
     Sample,
     /// End of the warm-up period: statistics restart.
     WarmupEnd,
+    /// An ERICA averaging interval at a port reaches its time limit.
+    AbrInterval(u32),
 }
 
 #[derive(Clone, Copy)]

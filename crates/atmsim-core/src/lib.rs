@@ -16,6 +16,8 @@
 //!   route); endpoints; the run loop ([`sim::Simulation::advance`]).
 //! - [`traffic`]: the [`traffic::Application`] hooks and the [`traffic::AnySource`] enum of
 //!   models (CBR, persistent, ON-OFF).
+//! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
+//!   ERICA+ port schemes.
 //! - [`metrics`]: counters, drop reasons, the summary and the columnar time series.
 //! - [`scenario`]: the scenario model (serde + JSON Schema), strict parsing and validation with
 //!   key paths.
@@ -24,6 +26,7 @@
 //! no dynamic dispatch per event (enums matched in one place), no `Result` in the hot path
 //! (drops are counters with a reason).
 
+pub mod abr;
 pub mod engine;
 pub mod metrics;
 pub mod scenario;

@@ -48,7 +48,10 @@ pub struct PortStats {
 /// sent = delivered + dropped + in flight holds exactly.
 #[derive(Clone, Debug)]
 pub struct FlowStats {
+    /// All cells, RM cells included.
     pub sent: u64,
+    /// RM cells among `sent`.
+    pub rm_sent: u64,
     pub delivered: u64,
     pub dropped: u64,
     pub drops: Drops,
@@ -70,6 +73,7 @@ impl FlowStats {
     pub fn new(hops: usize) -> Self {
         FlowStats {
             sent: 0,
+            rm_sent: 0,
             delivered: 0,
             dropped: 0,
             drops: [0; DropReason::COUNT],
@@ -99,6 +103,18 @@ pub struct PortSummary {
     pub cells_transmitted: u64,
     pub cells_dropped: u64,
     pub drops: BTreeMap<&'static str, u64>,
+    /// ERICA / ERICA+ ports: mean load factor z over the averaging intervals after warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub z_mean: Option<f64>,
+    /// ERICA / ERICA+ ports: mean FairShare, Mb/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairshare_mbps: Option<f64>,
+    /// ERICA / ERICA+ ports: mean ABR capacity (line rate less higher-priority use), Mb/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abr_capacity_mbps: Option<f64>,
+    /// ERICA / ERICA+ ports: averaging intervals closed after warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abr_intervals: Option<u64>,
 }
 
 /// One connection direction in the summary.
@@ -128,6 +144,20 @@ pub struct ConnectionSummary {
     pub clr: f64,
     pub drops: BTreeMap<&'static str, u64>,
     pub drops_by_port: BTreeMap<String, u64>,
+    /// RM cells among `cells_sent`.
+    pub rm_cells_sent: u64,
+    /// ABR sources: ACR at the end, Mb/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acr_final_mbps: Option<f64>,
+    /// ABR sources: time-average ACR from max(first data, warm-up) to the end, Mb/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acr_mean_mbps: Option<f64>,
+    /// ABR sources: share of the cells sent that are RM cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rm_overhead: Option<f64>,
+    /// ABR sources: most data cells waiting in the source (finite feeds only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queue_max_cells: Option<u64>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).
@@ -152,4 +182,14 @@ pub struct Series {
     pub conn_time_s: Vec<f64>,
     pub conn_index: Vec<u32>,
     pub conn_throughput_mbps: Vec<f64>,
+    pub acr_time_s: Vec<f64>,
+    pub acr_flow: Vec<u32>,
+    pub acr_mbps: Vec<f64>,
+    pub abr_time_s: Vec<f64>,
+    pub abr_port: Vec<u32>,
+    pub abr_z: Vec<f64>,
+    pub abr_fair_mbps: Vec<f64>,
+    pub abr_capacity_mbps: Vec<f64>,
+    pub abr_input_mbps: Vec<f64>,
+    pub abr_target_mbps: Vec<f64>,
 }

@@ -148,6 +148,81 @@ pub struct NodeSpec {
     /// Groups of this node's output ports sharing one buffer.
     #[serde(default)]
     pub shared_buffers: Vec<SharedBufferSpec>,
+    /// ABR feedback scheme of every output port of this switch.
+    #[serde(default)]
+    pub abr: Option<AbrSchemeSpec>,
+}
+
+/// ABR feedback schemes of a switch output port (SPEC-ABR.md "Switch feedback schemes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SchemeKind {
+    /// No ABR feedback from this port.
+    #[serde(rename = "none")]
+    None,
+    /// Binary: set EFCI in data cells while the ABR queue is above high_cells (until below low_cells).
+    #[serde(rename = "efci")]
+    Efci,
+    /// Relative rate: CI in backward RM cells above high_cells, NI above low_cells.
+    #[serde(rename = "rr")]
+    RelativeRate,
+    /// ERICA explicit rate with a constant target utilization.
+    #[serde(rename = "erica")]
+    Erica,
+    /// ERICA+ explicit rate with the queue-delay target function f(Tq).
+    #[serde(rename = "erica+")]
+    EricaPlus,
+}
+
+/// ERICA variants (SPEC-ABR.md): "basic" uses steps 8, 9 and 13; "maxalloc" adds 10-12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EricaVariant {
+    Basic,
+    Maxalloc,
+}
+
+/// Where ERICA takes a VC's current cell rate from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CcrSource {
+    /// The CCR field of forward RM cells.
+    Rm,
+    /// The VC's input rate measured by the switch over the averaging interval.
+    Measured,
+}
+
+/// An output port's ABR feedback scheme and its parameters.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbrSchemeSpec {
+    /// "erica", "erica+", "efci", "rr" or "none".
+    pub scheme: SchemeKind,
+    /// ERICA: target utilization of the ABR capacity, in (0, 1] (default 0.9).
+    pub target_utilization: Option<f64>,
+    /// ERICA/ERICA+: averaging interval, seconds (default 0.005).
+    pub interval_s: Option<f64>,
+    /// ERICA/ERICA+: the interval also ends after this many ABR input cells (whichever first).
+    pub interval_cells: Option<i64>,
+    /// ERICA/ERICA+: "maxalloc" (steps 8-13, default) or "basic" (steps 8, 9, 13).
+    pub variant: Option<EricaVariant>,
+    /// ERICA/ERICA+: "rm" (CCR from forward RM cells, default) or "measured".
+    pub ccr: Option<CcrSource>,
+    /// ERICA/ERICA+: overload threshold delta of step 9 (z > 1 + delta), >= 0 (default 0.1).
+    pub delta: Option<f64>,
+    /// ERICA/ERICA+: give each VC at most one new feedback per averaging interval (default false).
+    pub one_feedback_per_interval: Option<bool>,
+    /// ERICA+: target queueing delay T0, us (> 0, default 500).
+    pub t0_us: Option<f64>,
+    /// ERICA+: underload curve parameter a (> 1, default 1.15).
+    pub a: Option<f64>,
+    /// ERICA+: overload curve parameter b (> 1, default 1.05).
+    pub b: Option<f64>,
+    /// ERICA+: queue drain limit factor, in (0, 1] (default 0.5).
+    pub qdlf: Option<f64>,
+    /// EFCI / relative rate: high ABR queue threshold, cells.
+    pub high_cells: Option<i64>,
+    /// EFCI / relative rate: low ABR queue threshold, cells (<= high_cells).
+    pub low_cells: Option<i64>,
 }
 
 /// Settings of one output port, named by the neighbour it sends to.
@@ -162,6 +237,9 @@ pub struct PortSpec {
     /// Buffer limit per service category, cells (> 0).
     #[serde(default)]
     pub class_buffer_cells: Option<ClassBuffers>,
+    /// ABR feedback scheme of this port (overrides the node's).
+    #[serde(default)]
+    pub abr: Option<AbrSchemeSpec>,
 }
 
 /// A buffer shared by several output ports of one node (seed 004: one buffer per port pair).
@@ -210,6 +288,39 @@ pub struct ConnectionSpec {
     /// Traffic sent back along the reverse direction (needs `bidirectional`).
     #[serde(default)]
     pub reverse_source: Option<SourceSpec>,
+    /// ABR source parameters (TM 4.0 section 5.10); required for category "abr".
+    #[serde(default)]
+    pub abr: Option<AbrSpec>,
+}
+
+/// ABR end-system parameters (TM 4.0 section 5.10; SPEC-ABR.md parameter table).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbrSpec {
+    /// Peak cell rate, Mb/s (default: the rate of the first link).
+    pub pcr_mbps: Option<f64>,
+    /// Minimum cell rate, Mb/s (default 0).
+    pub mcr_mbps: Option<f64>,
+    /// Initial cell rate, Mb/s (default PCR); lowered to TBE/FRTT at setup.
+    pub icr_mbps: Option<f64>,
+    /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
+    pub rif: Option<f64>,
+    /// Rate decrease factor: a power of two, 1/32768 .. 1 (default 1/16).
+    pub rdf: Option<f64>,
+    /// Cells between forward RM cells: a power of two, 2 .. 256 (default 32).
+    pub nrm: Option<i64>,
+    /// Minimum cells between FRMs when Trm limits (default 2).
+    pub mrm: Option<i64>,
+    /// Upper bound on the time between FRMs, ms: 100 x 2^-k, k = 0..7 (default 100).
+    pub trm_ms: Option<f64>,
+    /// Cutoff decrease factor: 0 or a power of two 1/64 .. 1 (default 1/16).
+    pub cdf: Option<f64>,
+    /// Transient buffer exposure, cells: 0 .. 2^24 - 1 (default 16,777,215).
+    pub tbe: Option<i64>,
+    /// Fixed round-trip time, us (default: twice the route's one-way propagation and fabric delay).
+    pub frtt_us: Option<f64>,
+    /// ACR decrease time factor, s: 0.01 .. 10.23 (default 0.5).
+    pub adtf_s: Option<f64>,
 }
 
 /// Kind of traffic source.
@@ -357,6 +468,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             positive_int(&format!("{p}.buffer_cells"), b)?;
         }
         class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
+        if let Some(a) = &n.abr {
+            validate_scheme(&format!("{p}.abr"), a)?;
+        }
         if let Some(pr) = &n.priority {
             let set: BTreeSet<_> = pr.iter().collect();
             if pr.len() != 5 || set.len() != 5 {
@@ -409,6 +523,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                 positive_int(&format!("{pp}.buffer_cells"), b)?;
             }
             class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
+            if let Some(a) = &ps.abr {
+                validate_scheme(&format!("{pp}.abr"), a)?;
+            }
         }
         let mut grouped = BTreeSet::new();
         for (j, g) in n.shared_buffers.iter().enumerate() {
@@ -464,11 +581,168 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
         }
         validate_source(&format!("{p}.source"), &c.source)?;
+        match (&c.abr, c.category) {
+            (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
+            (Some(_), cat) if cat != Category::Abr => {
+                return Err(ScenarioError::new(format!("{p}.abr"), format!("only for category \"abr\", not \"{}\"", cat.name())))
+            }
+            (Some(a), _) => {
+                let first_rate = sc.links.iter().find(|l| (l.a == c.route[0] && l.b == c.route[1]) || (l.b == c.route[0] && l.a == c.route[1])).map(|l| l.rate_mbps).unwrap_or(0.0);
+                validate_abr(&format!("{p}.abr"), a, first_rate)?;
+                if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
+                    return Err(ScenarioError::new(format!("{p}.source.peak_mbps"), "an ABR source sends at its ACR; set abr.pcr_mbps instead"));
+                }
+                if c.bidirectional {
+                    return Err(ScenarioError::new(format!("{p}.bidirectional"), "ABR connections carry backward RM cells on their reverse direction; data in both directions is not supported yet"));
+                }
+                for k in 1..c.route.len() - 1 {
+                    let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();
+                    let n = &sc.nodes[node];
+                    let port = n.ports.iter().find(|ps| ps.to == c.route[k + 1]).and_then(|ps| ps.abr.as_ref());
+                    if port.or(n.abr.as_ref()).is_none() {
+                        return Err(ScenarioError::new(
+                            format!("nodes[{node}].abr"),
+                            format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
+                        ));
+                    }
+                }
+            }
+            (None, _) => {}
+        }
         if let Some(rs) = &c.reverse_source {
             if !c.bidirectional {
                 return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
             }
             validate_source(&format!("{p}.reverse_source"), rs)?;
+        }
+    }
+    Ok(())
+}
+
+fn power_of_two_fraction(v: f64, min_exp: i32) -> bool {
+    (min_exp..=0).any(|k| v == 2f64.powi(k))
+}
+
+fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
+    let pcr = a.pcr_mbps.unwrap_or(first_rate);
+    if let Some(v) = a.pcr_mbps {
+        positive(&format!("{p}.pcr_mbps"), v)?;
+    }
+    let mcr = a.mcr_mbps.unwrap_or(0.0);
+    non_negative(&format!("{p}.mcr_mbps"), mcr)?;
+    if mcr > pcr {
+        return Err(ScenarioError::new(format!("{p}.mcr_mbps"), format!("must be <= PCR ({pcr} Mb/s)")));
+    }
+    if let Some(icr) = a.icr_mbps {
+        if !(icr.is_finite() && icr >= mcr && icr <= pcr) {
+            return Err(ScenarioError::new(format!("{p}.icr_mbps"), format!("must be in [MCR, PCR] = [{mcr}, {pcr}] Mb/s, got {icr}")));
+        }
+        if icr <= 0.0 {
+            return Err(ScenarioError::new(format!("{p}.icr_mbps"), "must be > 0"));
+        }
+    }
+    for (k, v) in [("rif", a.rif), ("rdf", a.rdf)] {
+        if let Some(v) = v {
+            if !power_of_two_fraction(v, -15) {
+                return Err(ScenarioError::new(format!("{p}.{k}"), format!("must be a power of two from 1/32768 to 1, got {v}")));
+            }
+        }
+    }
+    if let Some(v) = a.cdf {
+        if !(v == 0.0 || power_of_two_fraction(v, -6)) {
+            return Err(ScenarioError::new(format!("{p}.cdf"), format!("must be 0 or a power of two from 1/64 to 1, got {v}")));
+        }
+    }
+    if let Some(n) = a.nrm {
+        if !(2..=256).contains(&n) || n.count_ones() != 1 {
+            return Err(ScenarioError::new(format!("{p}.nrm"), format!("must be a power of two from 2 to 256, got {n}")));
+        }
+    }
+    if let Some(m) = a.mrm {
+        if !(1..=256).contains(&m) {
+            return Err(ScenarioError::new(format!("{p}.mrm"), format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}")));
+        }
+    }
+    if let Some(t) = a.trm_ms {
+        if !(0..=7).any(|k| t == 100.0 / 2f64.powi(k)) {
+            return Err(ScenarioError::new(format!("{p}.trm_ms"), format!("must be 100 x 2^-k ms for k = 0..7, got {t}")));
+        }
+    }
+    if let Some(t) = a.tbe {
+        if !(0..=16_777_215).contains(&t) {
+            return Err(ScenarioError::new(format!("{p}.tbe"), format!("must be in 0..=16777215 cells, got {t}")));
+        }
+    }
+    if let Some(f) = a.frtt_us {
+        non_negative(&format!("{p}.frtt_us"), f)?;
+    }
+    if let Some(t) = a.adtf_s {
+        if !(t.is_finite() && (0.01..=10.23).contains(&t)) {
+            return Err(ScenarioError::new(format!("{p}.adtf_s"), format!("must be in 0.01 ..= 10.23 s, got {t}")));
+        }
+    }
+    Ok(())
+}
+
+fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
+    use SchemeKind::*;
+    let erica = matches!(a.scheme, Erica | EricaPlus);
+    let present = [
+        ("target_utilization", a.target_utilization.is_some(), a.scheme == Erica),
+        ("interval_s", a.interval_s.is_some(), erica),
+        ("interval_cells", a.interval_cells.is_some(), erica),
+        ("variant", a.variant.is_some(), erica),
+        ("ccr", a.ccr.is_some(), erica),
+        ("delta", a.delta.is_some(), erica),
+        ("one_feedback_per_interval", a.one_feedback_per_interval.is_some(), erica),
+        ("t0_us", a.t0_us.is_some(), a.scheme == EricaPlus),
+        ("a", a.a.is_some(), a.scheme == EricaPlus),
+        ("b", a.b.is_some(), a.scheme == EricaPlus),
+        ("qdlf", a.qdlf.is_some(), a.scheme == EricaPlus),
+        ("high_cells", a.high_cells.is_some(), matches!(a.scheme, Efci | RelativeRate)),
+        ("low_cells", a.low_cells.is_some(), matches!(a.scheme, Efci | RelativeRate)),
+    ];
+    let name = serde_json::to_string(&a.scheme).unwrap();
+    for (k, has, ok) in present {
+        if has && !ok {
+            return Err(ScenarioError::new(format!("{p}.{k}"), format!("not used by scheme {name}")));
+        }
+    }
+    if let Some(u) = a.target_utilization {
+        if !(u > 0.0 && u <= 1.0) {
+            return Err(ScenarioError::new(format!("{p}.target_utilization"), format!("must be in (0, 1], got {u}")));
+        }
+    }
+    if let Some(v) = a.interval_s {
+        positive(&format!("{p}.interval_s"), v)?;
+    }
+    if let Some(v) = a.interval_cells {
+        positive_int(&format!("{p}.interval_cells"), v)?;
+    }
+    if let Some(v) = a.delta {
+        non_negative(&format!("{p}.delta"), v)?;
+    }
+    if let Some(v) = a.t0_us {
+        positive(&format!("{p}.t0_us"), v)?;
+    }
+    for (k, v) in [("a", a.a), ("b", a.b)] {
+        if let Some(v) = v {
+            if !(v.is_finite() && v > 1.0) {
+                return Err(ScenarioError::new(format!("{p}.{k}"), format!("must be > 1, got {v}")));
+            }
+        }
+    }
+    if let Some(q) = a.qdlf {
+        if !(q > 0.0 && q <= 1.0) {
+            return Err(ScenarioError::new(format!("{p}.qdlf"), format!("must be in (0, 1], got {q}")));
+        }
+    }
+    if matches!(a.scheme, Efci | RelativeRate) {
+        let hi = a.high_cells.ok_or_else(|| ScenarioError::new(format!("{p}.high_cells"), format!("required for scheme {name}")))?;
+        let lo = a.low_cells.ok_or_else(|| ScenarioError::new(format!("{p}.low_cells"), format!("required for scheme {name}")))?;
+        positive_int(&format!("{p}.high_cells"), hi)?;
+        if !(0..=hi).contains(&lo) {
+            return Err(ScenarioError::new(format!("{p}.low_cells"), format!("must be in 0..=high_cells ({hi}), got {lo}")));
         }
     }
     Ok(())

@@ -11,9 +11,10 @@
 //! Queue length means cells waiting in the buffer, not counting the one being transmitted;
 //! buffer limits apply to waiting cells.
 
+use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds, RM_DIR};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
-use crate::scenario::{Category, NodeKind, Scenario, SourceKind, SourceSpec};
+use crate::scenario::{AbrSchemeSpec, AbrSpec, CcrSource, Category, EricaVariant, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec};
 use crate::time::*;
 use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
 use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_EOF};
@@ -49,6 +50,12 @@ pub struct Port {
     /// Propagation + fabric delay of the receiving node.
     delay_ps: SimDuration,
     arrive_pending: bool,
+    /// ABR feedback scheme of this port.
+    pub scheme: PortScheme,
+    /// Cells of categories above ABR sent (CBR, VBR), and the count when the current ERICA
+    /// interval began.
+    hp_tx: u64,
+    hp_mark: u64,
     pub stats: PortStats,
 }
 
@@ -81,6 +88,10 @@ pub struct Flow {
     /// The endpoint at the receiving host that sees this flow's cells (the application sending
     /// on the reverse direction, e.g. an ABR destination or a TCP receiver), or NONE.
     rx_endpoint: u32,
+    /// The opposite direction of the same connection (NONE if one-way).
+    pair: u32,
+    /// True for the direction that carries an ABR connection's backward RM cells.
+    backward: bool,
     pub stats: FlowStats,
 }
 
@@ -127,6 +138,82 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             start,
             stop,
         )),
+    }
+}
+
+fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
+    let pcr = a.pcr_mbps.unwrap_or(first_link_mbps);
+    let nrm = a.nrm.unwrap_or(32) as u32;
+    let tbe = a.tbe.unwrap_or(16_777_215) as f64;
+    let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
+    let mut icr = a.icr_mbps.unwrap_or(pcr);
+    if frtt_s > 0.0 {
+        icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
+    }
+    let mcr = a.mcr_mbps.unwrap_or(0.0);
+    AbrParams {
+        pcr,
+        mcr,
+        icr: icr.max(mcr),
+        rif: a.rif.unwrap_or(1.0 / 16.0),
+        rdf: a.rdf.unwrap_or(1.0 / 16.0),
+        nrm,
+        mrm: a.mrm.unwrap_or(2) as u32,
+        trm: secs_to_ps(a.trm_ms.unwrap_or(100.0) / 1e3),
+        cdf: a.cdf.unwrap_or(1.0 / 16.0),
+        crm: (tbe / nrm as f64).ceil() as u32,
+        adtf: secs_to_ps(a.adtf_s.unwrap_or(0.5)),
+    }
+}
+
+fn abr_feed(s: &SourceSpec) -> Feed {
+    let start = secs_to_ps(s.start_s);
+    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    match source_app(s, 0.0) {
+        AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
+        AnySource::OnOff(o) => Feed::OnOff(o),
+        _ => Feed::Persistent { start, stop },
+    }
+}
+
+fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
+    let Some(a) = spec else { return PortScheme::None };
+    let th = || Thresholds { high: a.high_cells.unwrap_or(0) as u32, low: a.low_cells.unwrap_or(0) as u32, congested: false };
+    match a.scheme {
+        SchemeKind::None => PortScheme::None,
+        SchemeKind::Efci => PortScheme::Efci(th()),
+        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
+        SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
+            plus: a.scheme == SchemeKind::EricaPlus,
+            target_utilization: a.target_utilization.unwrap_or(0.9),
+            interval: secs_to_ps(a.interval_s.unwrap_or(0.005)),
+            interval_cells: a.interval_cells.map(|v| v as u32).unwrap_or(u32::MAX),
+            basic: a.variant == Some(EricaVariant::Basic),
+            measured_ccr: a.ccr == Some(CcrSource::Measured),
+            delta: a.delta.unwrap_or(0.1),
+            one_feedback: a.one_feedback_per_interval.unwrap_or(false),
+            t0_s: a.t0_us.unwrap_or(500.0) * 1e-6,
+            a: a.a.unwrap_or(1.15),
+            b: a.b.unwrap_or(1.05),
+            qdlf: a.qdlf.unwrap_or(0.5),
+            start: 0,
+            deadline: 0,
+            abr_in: 0,
+            interval_id: 0,
+            n_active: 0,
+            vcs: Vec::new(),
+            z: 0.0,
+            fair: 0.0,
+            target: 0.0,
+            abr_capacity: 0.0,
+            input: 0.0,
+            maxalloc_prev: 0.0,
+            maxalloc_cur: 0.0,
+            n_intervals: 0,
+            z_sum: 0.0,
+            fair_sum: 0.0,
+            cap_sum: 0.0,
+        })),
     }
 }
 
@@ -189,6 +276,9 @@ impl Simulation {
                     pipe: VecDeque::with_capacity(in_flight_max),
                     delay_ps,
                     arrive_pending: false,
+                    scheme: port_scheme(if spec.kind == NodeKind::Switch { ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref()) } else { None }),
+                    hp_tx: 0,
+                    hp_mark: 0,
                     stats: PortStats::default(),
                 });
             }
@@ -207,7 +297,12 @@ impl Simulation {
         let mut endpoints = Vec::new();
         for c in &sc.connections {
             let mut dirs = vec![(c.route.clone(), c.name.clone(), Some(&c.source), "source")];
-            if c.bidirectional {
+            let abr_backward = c.abr.is_some();
+            if abr_backward {
+                let mut r = c.route.clone();
+                r.reverse();
+                dirs.push((r, format!("{}.reverse", c.name), None, "abr_destination"));
+            } else if c.bidirectional {
                 let mut r = c.route.clone();
                 r.reverse();
                 dirs.push((r, format!("{}.reverse", c.name), c.reverse_source.as_ref(), "reverse_source"));
@@ -227,9 +322,27 @@ impl Simulation {
                     tx_in_frame: 0,
                     reasm: Reassembler::default(),
                     rx_endpoint: NONE,
+                    pair: NONE,
+                    backward: key == "abr_destination",
                     stats: FlowStats::new(fports.len()),
                     ports: fports,
                 });
+                if key != "source" {
+                    let fwd = fid as usize - 1;
+                    flows[fwd].pair = fid;
+                    flows[fid as usize].pair = fwd as u32;
+                }
+                if key == "abr_destination" {
+                    let fwd = fid as usize - 1;
+                    flows[fwd].rx_endpoint = endpoints.len() as u32;
+                    flows[fid as usize].rx_endpoint = endpoints.iter().position(|e: &Endpoint| e.flow == fwd as u32).map_or(NONE, |i| i as u32);
+                    endpoints.push(Endpoint {
+                        flow: fid,
+                        app: AnySource::AbrDest(AbrDest::default()),
+                        rng: stream(sc.run.seed, &format!("connections.{}.abr_destination", c.name)),
+                        timer_at: None,
+                    });
+                }
                 if let Some(s) = src {
                     let first = link_mbps[&(ids[0], ids[1])];
                     if key == "reverse_source" {
@@ -239,9 +352,16 @@ impl Simulation {
                         flows[fwd].rx_endpoint = endpoints.len() as u32;
                         flows[fid as usize].rx_endpoint = endpoints.iter().position(|e: &Endpoint| e.flow == fwd as u32).map_or(NONE, |i| i as u32);
                     }
+                    let app = match &c.abr {
+                        Some(a) => {
+                            let one_way: u64 = flows[fid as usize].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+                            AnySource::Abr(Box::new(AbrSource::new(abr_params(a, first, 2 * one_way), abr_feed(s))))
+                        }
+                        None => source_app(s, first),
+                    };
                     endpoints.push(Endpoint {
                         flow: fid,
-                        app: source_app(s, first),
+                        app,
                         rng: stream(sc.run.seed, &format!("connections.{}.{key}", c.name)),
                         timer_at: None,
                     });
@@ -272,12 +392,19 @@ impl Simulation {
         if sample_ps < end {
             sim.queue.push(sample_ps, Event::Sample);
         }
+        let n_flows = sim.flows.len();
+        for (i, p) in sim.ports.iter_mut().enumerate() {
+            if let PortScheme::Erica(e) = &mut p.scheme {
+                e.init(p.rate_bps as f64 / 1e6, n_flows);
+                sim.queue.push(e.deadline, Event::AbrInterval(i as u32));
+            }
+        }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut ctx = Ctx::new(0, &mut ep.rng);
             ep.app.start(&mut ctx);
-            let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
-            sim.apply(e as u32, n, t);
+            let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+            sim.apply(e as u32, c, n, t);
         }
         sim
     }
@@ -353,6 +480,7 @@ impl Simulation {
             Event::Endpoint(e) => self.endpoint_timer(e),
             Event::Sample => self.sample(),
             Event::WarmupEnd => self.warmup_end(),
+            Event::AbrInterval(p) => self.abr_interval_timer(p),
         }
     }
 
@@ -365,13 +493,16 @@ impl Simulation {
         ep.timer_at = None;
         let mut ctx = Ctx::new(now, &mut ep.rng);
         ep.app.on_timer(&mut ctx);
-        let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
-        self.apply(e, n, t);
+        let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+        self.apply(e, c, n, t);
     }
 
     /// Carry out what an application asked for: send cells, set its timer.
-    fn apply(&mut self, e: u32, cells: u32, timer: Option<SimTime>) {
+    fn apply(&mut self, e: u32, explicit: Option<Cell>, cells: u32, timer: Option<SimTime>) {
         let flow = self.endpoints[e as usize].flow;
+        if let Some(c) = explicit {
+            self.emit_explicit(flow, c);
+        }
         for _ in 0..cells {
             self.emit(flow);
         }
@@ -410,12 +541,34 @@ impl Simulation {
         self.enqueue(p, cell, cls);
     }
 
-    #[inline]
-    fn enqueue(&mut self, p: u32, cell: Cell, cls: usize) {
+    /// Send a cell the application built (RM cells): it keeps its header and RM fields and does
+    /// not take a data sequence number.
+    fn emit_explicit(&mut self, flow: u32, mut cell: Cell) {
         let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        cell.created = now;
+        cell.flow = flow;
+        cell.hop = 0;
+        cell.seq = f.tx_seq; // not consumed: RM cells are not part of AAL5 frames
+        if now >= self.warmup {
+            f.stats.sent += 1;
+            if cell.is_rm() {
+                f.stats.rm_sent += 1;
+            }
+        }
+        let (p, cls) = (f.ports[0], f.category as usize);
+        self.enqueue(p, cell, cls);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
+        let now = self.now;
+        if cls == Category::Abr as usize && !matches!(self.ports[p as usize].scheme, PortScheme::None) {
+            self.abr_input(p, &mut cell);
+        }
         let port = &mut self.ports[p as usize];
         if port.qlen == 0 && !port.tx_pending && port.busy_until <= now {
-            self.transmit(p, cell);
+            self.transmit(p, cell, cls);
             return;
         }
         let reason = if port.qlen >= port.limit {
@@ -462,10 +615,79 @@ impl Simulation {
 
     /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
     /// and reaches the far node after the link's delay.
+    /// An ABR cell enters a port with a feedback scheme (before buffer admission: the offered load).
+    fn abr_input(&mut self, p: u32, cell: &mut Cell) {
+        let port = &mut self.ports[p as usize];
+        let q = port.class_len[Category::Abr as usize];
+        let close = match &mut port.scheme {
+            PortScheme::Erica(e) => e.on_input(cell),
+            PortScheme::Efci(th) => {
+                PortScheme::mark_efci(th, q, cell);
+                false
+            }
+            _ => false,
+        };
+        if close {
+            self.close_interval(p);
+        }
+    }
+
+    /// End the current ERICA averaging interval of port `p` now (steps 1-5) and start the next.
+    fn close_interval(&mut self, p: u32) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let port = &mut self.ports[p as usize];
+        let line = port.rate_bps as f64 / 1e6;
+        let hp = port.hp_tx - port.hp_mark;
+        port.hp_mark = port.hp_tx;
+        let q = port.class_len[Category::Abr as usize];
+        let PortScheme::Erica(e) = &mut port.scheme else { return };
+        if let Some(r) = e.end_interval(now, line, hp, q, in_window) {
+            let s = &mut self.series;
+            s.abr_time_s.push(ps_to_secs(now));
+            s.abr_port.push(p);
+            s.abr_z.push(r.z);
+            s.abr_fair_mbps.push(r.fair);
+            s.abr_capacity_mbps.push(r.abr_capacity);
+            s.abr_input_mbps.push(r.input);
+            s.abr_target_mbps.push(r.target);
+        }
+        let d = e.deadline;
+        if d < self.end {
+            self.queue.push(d, Event::AbrInterval(p));
+        }
+    }
+
+    fn abr_interval_timer(&mut self, p: u32) {
+        if let PortScheme::Erica(e) = &self.ports[p as usize].scheme {
+            if e.deadline == self.now {
+                self.close_interval(p);
+            }
+        }
+    }
+
+    /// A backward RM cell of `flow` is at the node that owns the forward port `fp` of its VC:
+    /// that port's scheme writes its feedback into the cell.
+    fn abr_feedback(&mut self, fp: u32, fwd_flow: u32, cell: &mut Cell) {
+        let port = &mut self.ports[fp as usize];
+        let q = port.class_len[Category::Abr as usize];
+        match &mut port.scheme {
+            PortScheme::Erica(e) => {
+                let er = e.feedback(fwd_flow);
+                cell.rm.er = cell.rm.er.min(er as f32);
+            }
+            PortScheme::RelativeRate(th) => PortScheme::mark_rr(th, q, &mut cell.rm),
+            _ => {}
+        }
+    }
+
     #[inline]
-    fn transmit(&mut self, p: u32, cell: Cell) {
+    fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
+        if cls < Category::Abr as usize {
+            port.hp_tx += 1;
+        }
         if now > port.busy_until {
             port.pacer.start(now);
         }
@@ -490,11 +712,11 @@ impl Simulation {
         for &c in &port.order {
             if let Some(cell) = port.queues[c as usize].pop_front() {
                 port.class_len[c as usize] -= 1;
-                next = Some(cell);
+                next = Some((cell, c as usize));
                 break;
             }
         }
-        let Some(cell) = next else { return };
+        let Some((cell, cls)) = next else { return };
         let st = &mut port.stats;
         st.area += port.qlen as u128 * (now - st.last_change) as u128;
         st.last_change = now;
@@ -502,7 +724,7 @@ impl Simulation {
         if port.group != NONE {
             self.groups[port.group as usize].used -= 1;
         }
-        self.transmit(p, cell);
+        self.transmit(p, cell, cls);
         let port = &mut self.ports[p as usize];
         if port.qlen > 0 {
             port.tx_pending = true;
@@ -520,10 +742,17 @@ impl Simulation {
         }
         cell.hop += 1;
         let f = &self.flows[cell.flow as usize];
-        if cell.hop as usize == f.ports.len() {
+        let hops = f.ports.len();
+        if cell.hop as usize == hops {
             self.deliver(cell);
         } else {
             let (np, cls) = (f.ports[cell.hop as usize], f.category as usize);
+            if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
+                // this node's forward port of the VC: forward route index hops - hop
+                let fwd = f.pair;
+                let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
+                self.abr_feedback(fp, fwd, &mut cell);
+            }
             self.enqueue(np, cell, cls);
         }
     }
@@ -542,10 +771,9 @@ impl Simulation {
             st.ctd_max = st.ctd_max.max(d);
             st.ctd_min = st.ctd_min.min(d);
         }
-        if in_window {
-            st.rx_cells_window += 1;
-        }
-        if f.frame_cells > 0 {
+        if cell.is_rm() {
+            // RM cells take capacity but carry no user data
+        } else if f.frame_cells > 0 {
             match f.reasm.on_cell(cell.seq, cell.is_eof(), cell.len) {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
@@ -561,14 +789,17 @@ impl Simulation {
         } else if in_window {
             f.stats.user_bytes_window += CELL_PAYLOAD as u64;
         }
+        if in_window && !cell.is_rm() {
+            f.stats.rx_cells_window += 1;
+        }
         let e = f.rx_endpoint;
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
             let mut ctx = Ctx::new(now, &mut ep.rng);
             ep.app.on_cell(&mut ctx, &cell);
-            let (n, t) = (ctx.cells_requested(), ctx.timer_requested());
-            if n > 0 || t.is_some() {
-                self.apply(e, n, t);
+            let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+            if c.is_some() || n > 0 || t.is_some() {
+                self.apply(e, c, n, t);
             }
         }
     }
@@ -585,6 +816,13 @@ impl Simulation {
             self.series.port_index.push(i as u32);
             self.series.port_queue_cells.push(p.qlen);
             self.series.port_utilization.push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
+        }
+        for ep in &self.endpoints {
+            if let AnySource::Abr(a) = &ep.app {
+                self.series.acr_time_s.push(ts);
+                self.series.acr_flow.push(ep.flow);
+                self.series.acr_mbps.push(a.acr);
+            }
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
             let cells = f.stats.rx_total - f.stats.sample_rx;
@@ -663,6 +901,13 @@ impl Simulation {
                     cells_transmitted: s.tx_cells,
                     cells_dropped: s.drops.iter().sum(),
                     drops: drops_map(&s.drops),
+                    z_mean: erica_mean(&p.scheme, |e| e.z_sum),
+                    fairshare_mbps: erica_mean(&p.scheme, |e| e.fair_sum),
+                    abr_capacity_mbps: erica_mean(&p.scheme, |e| e.cap_sum),
+                    abr_intervals: match &p.scheme {
+                        PortScheme::Erica(e) => Some(e.n_intervals),
+                        _ => None,
+                    },
                 },
             );
         }
@@ -672,6 +917,19 @@ impl Simulation {
             let us = |ps: u64| ps as f64 / 1e6;
             let got = s.delivered > 0;
             let lost_or_got = s.delivered + s.dropped;
+            let abr = self.endpoints.iter().find_map(|e| match &e.app {
+                AnySource::Abr(a) if e.flow == i as u32 => Some(a),
+                _ => None,
+            });
+            let acr_mean = abr.and_then(|a| {
+                let (area_end, from) = a.acr_integral(self.now);
+                let from = from?.max(self.warmup);
+                if from >= self.now {
+                    return None;
+                }
+                let area_from = a.acr_integral(from).0;
+                Some((area_end - area_from) / (self.now - from) as f64)
+            });
             connections.insert(
                 f.name.clone(),
                 ConnectionSummary {
@@ -699,6 +957,11 @@ impl Simulation {
                         .filter(|(_, &n)| n > 0)
                         .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
                         .collect(),
+                    rm_cells_sent: s.rm_sent,
+                    acr_final_mbps: abr.map(|a| a.acr),
+                    acr_mean_mbps: acr_mean,
+                    rm_overhead: abr.map(|_| if s.sent > 0 { s.rm_sent as f64 / s.sent as f64 } else { 0.0 }),
+                    source_queue_max_cells: abr.map(|a| a.max_backlog),
                 },
             );
         }
@@ -713,6 +976,14 @@ impl Simulation {
         }
     }
 
+    /// The ABR source of flow `flow`, if it has one.
+    pub fn abr_source(&self, flow: usize) -> Option<&AbrSource> {
+        self.endpoints.iter().find_map(|e| match &e.app {
+            AnySource::Abr(a) if e.flow == flow as u32 => Some(&**a),
+            _ => None,
+        })
+    }
+
     /// Index of a port by its name `A->B`.
     pub fn port_index(&self, name: &str) -> Option<usize> {
         self.ports.iter().position(|p| p.name == name)
@@ -721,5 +992,13 @@ impl Simulation {
     /// Index of a flow by name.
     pub fn flow_index(&self, name: &str) -> Option<usize> {
         self.flows.iter().position(|f| f.name == name)
+    }
+}
+
+fn erica_mean(s: &PortScheme, f: impl Fn(&Erica) -> f64) -> Option<f64> {
+    match s {
+        PortScheme::Erica(e) if e.n_intervals > 0 => Some(f(e) / e.n_intervals as f64),
+        PortScheme::Erica(_) => Some(f64::NAN).filter(|_| false),
+        _ => None,
     }
 }

@@ -11,6 +11,7 @@
 //! rate) and ON-OFF (seed 000 section 7.2, seed 002: ON for d x p at an amplitude, OFF for
 //! (1 - d) x p; optionally exponential ON and OFF lengths with those means).
 
+use crate::abr::{AbrDest, AbrSource};
 use crate::time::{mbps_to_bps, Pacer, SimTime};
 use crate::wire::Cell;
 use rand::SeedableRng;
@@ -44,12 +45,23 @@ pub struct Ctx<'a> {
     /// This endpoint's random stream.
     pub rng: &'a mut Rng,
     pub(crate) send: u32,
+    pub(crate) cell: Option<Cell>,
     pub(crate) timer: Option<SimTime>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: SimTime, rng: &'a mut Rng) -> Self {
-        Ctx { now, rng, send: 0, timer: None }
+        Ctx { now, rng, send: 0, cell: None, timer: None }
+    }
+    /// Send one cell built by the application (an RM cell, say) before any data cells; the
+    /// engine fills in the flow, creation time and route position. One per call.
+    pub fn send_cell(&mut self, cell: Cell) {
+        debug_assert!(self.cell.is_none(), "one explicit cell per call");
+        self.cell = Some(cell);
+    }
+    /// The explicit cell requested in this call.
+    pub fn cell_requested(&self) -> Option<Cell> {
+        self.cell
     }
     /// Send `n` cells on this endpoint's flow now (framed by the flow's AAL5 settings).
     pub fn send_cells(&mut self, n: u32) {
@@ -201,6 +213,10 @@ pub enum AnySource {
     Idle,
     Cbr(Cbr),
     OnOff(OnOff),
+    /// TM 4.0 ABR source end system (crate::abr).
+    Abr(Box<AbrSource>),
+    /// TM 4.0 ABR destination end system (crate::abr).
+    AbrDest(AbrDest),
 }
 
 impl Application for AnySource {
@@ -209,6 +225,8 @@ impl Application for AnySource {
             AnySource::Idle => {}
             AnySource::Cbr(s) => s.start(ctx),
             AnySource::OnOff(s) => s.start(ctx),
+            AnySource::Abr(s) => s.start(ctx),
+            AnySource::AbrDest(s) => s.start(ctx),
         }
     }
     #[inline]
@@ -217,6 +235,8 @@ impl Application for AnySource {
             AnySource::Idle => {}
             AnySource::Cbr(s) => s.on_timer(ctx),
             AnySource::OnOff(s) => s.on_timer(ctx),
+            AnySource::Abr(s) => s.on_timer(ctx),
+            AnySource::AbrDest(s) => s.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -224,6 +244,8 @@ impl Application for AnySource {
             AnySource::Idle => {}
             AnySource::Cbr(s) => s.on_cell(ctx, cell),
             AnySource::OnOff(s) => s.on_cell(ctx, cell),
+            AnySource::Abr(s) => s.on_cell(ctx, cell),
+            AnySource::AbrDest(s) => s.on_cell(ctx, cell),
         }
     }
 }

@@ -81,6 +81,26 @@ impl Simulation {
         conns.set_item("connection", cnames)?;
         conns.set_item("throughput_mbps", &s.conn_throughput_mbps)?;
         out.set_item("connections", conns)?;
+        if !s.acr_time_s.is_empty() {
+            let d = PyDict::new(py);
+            let names: Vec<&str> = s.acr_flow.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+            d.set_item("time_s", &s.acr_time_s)?;
+            d.set_item("connection", names)?;
+            d.set_item("acr_mbps", &s.acr_mbps)?;
+            out.set_item("abr_sources", d)?;
+        }
+        if !s.abr_time_s.is_empty() {
+            let d = PyDict::new(py);
+            let names: Vec<&str> = s.abr_port.iter().map(|&i| self.inner.ports[i as usize].name.as_str()).collect();
+            d.set_item("time_s", &s.abr_time_s)?;
+            d.set_item("port", names)?;
+            d.set_item("z", &s.abr_z)?;
+            d.set_item("fairshare_mbps", &s.abr_fair_mbps)?;
+            d.set_item("abr_capacity_mbps", &s.abr_capacity_mbps)?;
+            d.set_item("input_mbps", &s.abr_input_mbps)?;
+            d.set_item("target_mbps", &s.abr_target_mbps)?;
+            out.set_item("abr_ports", d)?;
+        }
         Ok(out)
     }
 }
