@@ -470,8 +470,10 @@ impl Erica {
         };
         if !self.basic {
             self.maxalloc_cur = self.maxalloc_cur.max(er); // step 11
-            if er > self.fair && vc.ccr < self.fair {
-                er = self.fair; // step 12
+            // step 12; compared at the RM field's precision (f32), since a source that was
+            // given exactly FairShare reports it back rounded to f32
+            if er > self.fair && (vc.ccr as f32) < (self.fair as f32) {
+                er = self.fair;
             }
         }
         er = er.min(self.target); // step 13 (with the cell's own ER, by the caller)

@@ -101,6 +101,8 @@ pub struct Endpoint {
     pub app: AnySource,
     rng: Rng,
     timer_at: Option<SimTime>,
+    /// ABR sources: the ACR integral at the end of warm-up.
+    acr_mark: f64,
 }
 
 /// A built network, ready to run.
@@ -341,6 +343,7 @@ impl Simulation {
                         app: AnySource::AbrDest(AbrDest::default()),
                         rng: stream(sc.run.seed, &format!("connections.{}.abr_destination", c.name)),
                         timer_at: None,
+                        acr_mark: 0.0,
                     });
                 }
                 if let Some(s) = src {
@@ -364,6 +367,7 @@ impl Simulation {
                         app,
                         rng: stream(sc.run.seed, &format!("connections.{}.{key}", c.name)),
                         timer_at: None,
+                        acr_mark: 0.0,
                     });
                 }
             }
@@ -847,6 +851,11 @@ impl Simulation {
             s.tx_cells = 0;
             s.drops = [0; DropReason::COUNT];
         }
+        for e in &mut self.endpoints {
+            if let AnySource::Abr(a) = &e.app {
+                e.acr_mark = a.acr_integral(now).0;
+            }
+        }
         for f in &mut self.flows {
             f.stats.rx_cells_window = 0;
             f.stats.user_bytes_window = 0;
@@ -917,18 +926,16 @@ impl Simulation {
             let us = |ps: u64| ps as f64 / 1e6;
             let got = s.delivered > 0;
             let lost_or_got = s.delivered + s.dropped;
-            let abr = self.endpoints.iter().find_map(|e| match &e.app {
-                AnySource::Abr(a) if e.flow == i as u32 => Some(a),
+            let ep = self.endpoints.iter().find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
+            let abr = ep.and_then(|e| match &e.app {
+                AnySource::Abr(a) => Some(a),
                 _ => None,
             });
-            let acr_mean = abr.and_then(|a| {
-                let (area_end, from) = a.acr_integral(self.now);
-                let from = from?.max(self.warmup);
-                if from >= self.now {
-                    return None;
-                }
-                let area_from = a.acr_integral(from).0;
-                Some((area_end - area_from) / (self.now - from) as f64)
+            let acr_mean = ep.zip(abr).and_then(|(e, a)| {
+                let (area_end, active) = a.acr_integral(self.now);
+                let active = active?;
+                let (from, area_from) = if active < self.warmup { (self.warmup, e.acr_mark) } else { (active, 0.0) };
+                (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
             connections.insert(
                 f.name.clone(),

@@ -1,0 +1,256 @@
+//! ABR at scenario level: ERICA and ERICA+ convergence, max-min fairness, RM overhead,
+//! higher-priority background, and ERICA versus ERICA+ under ON-OFF VBR (seed 002).
+
+use atmsim_core::build_from_json;
+use atmsim_core::metrics::Summary;
+use serde_json::{json, Value};
+
+const C: f64 = 149.76;
+
+fn run(sc: &Value) -> Summary {
+    let mut sim = build_from_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.summary()
+}
+
+/// N persistent ABR sources h1..hN -> A -> B -> d1..dN; the A-B link of `km` km is the bottleneck.
+fn n_sources(n: usize, km: f64, scheme: Value, duration: f64, extra_conns: Vec<Value>) -> Value {
+    let mut nodes = vec![json!({"name": "A", "kind": "switch", "abr": scheme}), json!({"name": "B", "kind": "switch", "abr": {"scheme": "none"}})];
+    let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": C, "length_km": km})];
+    let mut conns = extra_conns;
+    for i in 1..=n {
+        nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
+        nodes.push(json!({"name": format!("d{i}"), "kind": "host"}));
+        links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": C, "length_km": 0.1}));
+        links.push(json!({"a": "B", "b": format!("d{i}"), "rate_mbps": C, "length_km": 0.1}));
+        conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", format!("d{i}")], "category": "abr",
+                          "abr": {"icr_mbps": 10.0}, "source": {"kind": "persistent"}}));
+    }
+    json!({"description": "ABR test", "run": {"duration_s": duration, "warmup_s": duration * 0.6},
+           "nodes": nodes, "links": links, "connections": conns})
+}
+
+fn erica(interval_s: f64) -> Value {
+    json!({"scheme": "erica", "target_utilization": 0.9, "interval_s": interval_s})
+}
+
+const CASES: [(usize, f64); 6] = [(1, 10.0), (2, 10.0), (10, 10.0), (1, 5000.0), (2, 1000.0), (10, 5000.0)];
+
+#[test]
+fn erica_n_equal_sources_settle_at_u_c_over_n() {
+    // basic ERICA (steps 8, 9, 13) drives the load factor to 1: each source gets U x C / N
+    for &(n, km) in &CASES {
+        // RTT about 2 x 5 us/km: 0.1 ms to 50 ms; run 30 RTTs after 0.3 s to start
+        let rtt = 2.0 * km * 5e-6;
+        let dur = 0.3 + 30.0 * rtt;
+        let mut scheme = erica(0.001f64.max(rtt / 10.0));
+        scheme["variant"] = "basic".into();
+        let s = run(&n_sources(n, km, scheme, dur, vec![]));
+        let fair = 0.9 * C / n as f64;
+        for i in 1..=n {
+            let c = &s.connections[&format!("s{i}")];
+            let acr = c.acr_mean_mbps.unwrap();
+            assert!((acr / fair - 1.0).abs() < 0.02, "N {n} RTT {rtt}: s{i} mean ACR {acr} vs {fair}");
+            let fin = c.acr_final_mbps.unwrap();
+            assert!((fin / fair - 1.0).abs() < 0.02, "N {n} RTT {rtt}: s{i} final ACR {fin} vs {fair}");
+        }
+        let u = s.ports["A->B"].utilization;
+        assert!((u - 0.9).abs() < 0.02, "N {n}: utilization {u}");
+    }
+}
+
+#[test]
+fn erica_maxalloc_settles_equal_within_the_delta_band() {
+    // with steps 10-12 the load factor may rest anywhere in [1, 1 + delta]: equal sources stay
+    // equal, and their sum lies between U x C and (1 + delta) U x C
+    for &(n, km) in &CASES {
+        let rtt = 2.0 * km * 5e-6;
+        let dur = 0.3 + 30.0 * rtt;
+        let s = run(&n_sources(n, km, erica(0.001f64.max(rtt / 10.0)), dur, vec![]));
+        let acrs: Vec<f64> = (1..=n).map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap()).collect();
+        let mean = acrs.iter().sum::<f64>() / n as f64;
+        for a in &acrs {
+            assert!((a / mean - 1.0).abs() < 0.02, "N {n} RTT {rtt}: {acrs:?}");
+        }
+        let total = mean * n as f64;
+        assert!(total > 0.98 * 0.9 * C && total < 1.1 * 0.9 * C * 1.01, "N {n} RTT {rtt}: total {total}");
+    }
+}
+
+#[test]
+fn erica_plus_settles_at_full_capacity_with_queue_near_t0() {
+    for &n in &[2usize, 10] {
+        let plus = json!({"scheme": "erica+", "interval_s": 0.001, "t0_us": 500.0, "variant": "basic"});
+        let s = run(&n_sources(n, 100.0, plus, 1.0, vec![]));
+        let fair = C / n as f64;
+        for i in 1..=n {
+            let acr = s.connections[&format!("s{i}")].acr_mean_mbps.unwrap();
+            assert!((acr / fair - 1.0).abs() < 0.03, "N {n}: s{i} mean ACR {acr} vs {fair}");
+        }
+        let p = &s.ports["A->B"];
+        let t0_cells = 500e-6 * C * 1e6 / 424.0; // 176.6 cells
+        assert!(p.utilization > 0.98, "utilization {}", p.utilization);
+        assert!((p.mean_queue_cells / t0_cells - 1.0).abs() < 0.3, "mean queue {} vs T0 x C = {t0_cells}", p.mean_queue_cells);
+    }
+}
+
+#[test]
+fn rm_overhead_is_one_over_nrm() {
+    for nrm in [8i64, 32, 256] {
+        let mut sc = n_sources(1, 10.0, erica(0.001), 0.2, vec![]);
+        sc["connections"][0]["abr"]["nrm"] = nrm.into();
+        let s = run(&sc);
+        let c = &s.connections["s1"];
+        let share = c.rm_overhead.unwrap();
+        assert!((share - 1.0 / nrm as f64).abs() < 0.5 / c.cells_sent as f64 + 1e-3, "nrm {nrm}: {share}");
+        // the backward direction carries exactly the turned-around FRMs (minus those in flight)
+        let back = &s.connections["s1.reverse"];
+        assert!(back.rm_cells_sent <= c.rm_cells_sent && back.rm_cells_sent + 2 >= c.rm_cells_sent);
+    }
+}
+
+#[test]
+fn erica_gives_abr_what_cbr_leaves() {
+    // a 40 Mb/s CBR connection shares A->B: ABR capacity 109.76, target 0.9 x that
+    let cbr = json!({"name": "cbr", "route": ["hc", "A", "B", "dc"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 40.0}});
+    let mut sc = n_sources(2, 10.0, erica(0.002), 0.5, vec![cbr]);
+    for (n, l) in [("hc", "A"), ("dc", "B")] {
+        sc["nodes"].as_array_mut().unwrap().push(json!({"name": n, "kind": "host"}));
+        sc["links"].as_array_mut().unwrap().push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
+    }
+    let s = run(&sc);
+    let fair = 0.9 * (C - 40.0) / 2.0;
+    for i in 1..=2 {
+        let acr = s.connections[&format!("s{i}")].acr_mean_mbps.unwrap();
+        assert!((acr / fair - 1.0).abs() < 0.02, "s{i}: {acr} vs {fair}");
+    }
+    let cap = s.ports["A->B"].abr_capacity_mbps.unwrap();
+    assert!((cap - (C - 40.0)).abs() < 1.0, "measured ABR capacity {cap}");
+}
+
+/// Max-min fair rates by water-filling: raise all unfrozen rates together; freeze the
+/// connections of a link when it fills, and a connection when it reaches its demand.
+fn water_fill(capacity: &[f64], paths: &[Vec<usize>], demand: &[f64]) -> Vec<f64> {
+    let n = paths.len();
+    let mut rate = vec![0.0; n];
+    let mut frozen = vec![false; n];
+    while frozen.iter().any(|f| !f) {
+        let mut step = f64::INFINITY;
+        for (l, &cap) in capacity.iter().enumerate() {
+            let users: Vec<usize> = (0..n).filter(|&i| paths[i].contains(&l)).collect();
+            let free = users.iter().filter(|&&i| !frozen[i]).count();
+            if free > 0 {
+                let used: f64 = users.iter().map(|&i| rate[i]).sum();
+                step = step.min((cap - used) / free as f64);
+            }
+        }
+        for i in 0..n {
+            if !frozen[i] {
+                step = step.min(demand[i] - rate[i]);
+            }
+        }
+        for i in 0..n {
+            if !frozen[i] {
+                rate[i] += step;
+            }
+        }
+        for i in 0..n {
+            if !frozen[i] && rate[i] >= demand[i] - 1e-9 {
+                frozen[i] = true;
+            }
+        }
+        for (l, &cap) in capacity.iter().enumerate() {
+            let used: f64 = (0..n).filter(|&i| paths[i].contains(&l)).map(|i| rate[i]).sum();
+            if used >= cap - 1e-9 {
+                for i in 0..n {
+                    if paths[i].contains(&l) {
+                        frozen[i] = true;
+                    }
+                }
+            }
+        }
+    }
+    rate
+}
+
+#[test]
+fn water_fill_by_hand() {
+    // two links of 10; a crosses both, b only the first, c only the second
+    let r = water_fill(&[10.0, 10.0], &[vec![0, 1], vec![0], vec![1]], &[f64::INFINITY; 3]);
+    assert_eq!(r, vec![5.0, 5.0, 5.0]);
+    let r = water_fill(&[10.0, 12.0], &[vec![0, 1], vec![0, 1], vec![1]], &[1.0, f64::INFINITY, f64::INFINITY]);
+    assert_eq!(r, vec![1.0, 5.5, 5.5]);
+}
+
+#[test]
+fn parking_lot_settles_at_max_min_rates() {
+    // S1 -> S2 -> S3 -> S4 (links L0 = S1-S2 at 149.76, L1 = S2-S3 at 100, L2 = S3-S4 at 149.76)
+    // long: S1..S4; a: S1..S2; b: S2..S3 (twice); c: S3..S4, limited to 20 Mb/s by its source
+    let caps = [C, 100.0, C];
+    let conns = [("long", 0usize, 3usize, None), ("a", 0, 1, None), ("b1", 1, 2, None), ("b2", 1, 2, None), ("c", 2, 3, Some(20.0))];
+    let sw = ["S1", "S2", "S3", "S4"];
+    let mut nodes: Vec<Value> = sw.iter().map(|s| json!({"name": s, "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002}})).collect();
+    let mut links: Vec<Value> = (0..3).map(|l| json!({"a": sw[l], "b": sw[l + 1], "rate_mbps": caps[l], "length_km": 200.0})).collect();
+    let mut cs = vec![];
+    let mut paths = vec![];
+    let mut demand = vec![];
+    for (name, from, to, lim) in conns {
+        let (h, d) = (format!("h_{name}"), format!("d_{name}"));
+        nodes.push(json!({"name": h, "kind": "host"}));
+        nodes.push(json!({"name": d, "kind": "host"}));
+        links.push(json!({"a": h, "b": sw[from], "rate_mbps": C, "length_km": 1.0}));
+        links.push(json!({"a": sw[to], "b": d, "rate_mbps": C, "length_km": 1.0}));
+        let mut route = vec![json!(h)];
+        route.extend((from..=to).map(|k| json!(sw[k])));
+        route.push(json!(d));
+        let source = match lim {
+            Some(r) => json!({"kind": "cbr", "rate_mbps": r}),
+            None => json!({"kind": "persistent"}),
+        };
+        cs.push(json!({"name": name, "route": route, "category": "abr", "abr": {"icr_mbps": 20.0}, "source": source}));
+        paths.push((from..to).collect::<Vec<usize>>());
+        // a source-limited connection's cell rate includes one RM cell per Nrm = 32
+        demand.push(lim.map(|r| r * 32.0 / 31.0).unwrap_or(f64::INFINITY));
+    }
+    let sc = json!({"description": "parking lot", "run": {"duration_s": 1.5, "warmup_s": 1.0},
+                    "nodes": nodes, "links": links, "connections": cs});
+    let s = run(&sc);
+    let target: Vec<f64> = caps.iter().map(|c| 0.9 * c).collect();
+    let expect = water_fill(&target, &paths, &demand);
+    for (i, (name, ..)) in conns.iter().enumerate() {
+        let c = &s.connections[*name];
+        // the cell rate the connection actually used: data + RM cells
+        let used = (c.throughput_mbps * 53.0 / 48.0) * c.cells_sent as f64 / (c.cells_sent - c.rm_cells_sent) as f64;
+        assert!((used / expect[i] - 1.0).abs() < 0.03, "{name}: {used} vs max-min {}", expect[i]);
+    }
+}
+
+/// 15 persistent sources and a 1 ms ON / 1 ms OFF VBR source at 80% of the link (seed 002).
+fn vbr_case(scheme: Value, duration: f64) -> Summary {
+    let vbr = json!({"name": "vbr", "route": ["hv", "A", "B", "dv"], "category": "rt-vbr",
+                     "source": {"kind": "onoff", "peak_mbps": 0.8 * C, "duty_cycle": 0.5, "period_s": 0.002, "start_s": 0.002}});
+    let mut sc = n_sources(15, 1000.0, scheme, duration, vec![vbr]);
+    for (n, l) in [("hv", "A"), ("dv", "B")] {
+        sc["nodes"].as_array_mut().unwrap().push(json!({"name": n, "kind": "host"}));
+        sc["links"].as_array_mut().unwrap().push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
+    }
+    sc["run"]["warmup_s"] = 0.0.into();
+    run(&sc)
+}
+
+#[test]
+fn erica_queue_grows_under_on_off_vbr_erica_plus_stays_bounded() {
+    let interval = |plus: bool| {
+        let mut v = json!({"scheme": if plus { "erica+" } else { "erica" }, "interval_cells": 100, "interval_s": 0.001});
+        if !plus {
+            v["target_utilization"] = 1.0.into();
+        }
+        v
+    };
+    let q = |plus, d| vbr_case(interval(plus), d).ports["A->B"].max_queue_cells as f64;
+    let (e1, e2) = (q(false, 0.5), q(false, 1.0));
+    let (p1, p2) = (q(true, 0.5), q(true, 1.0));
+    assert!(e2 > 1.5 * e1, "ERICA max queue should grow with the run: {e1} -> {e2}");
+    assert!(p2 < 1.1 * p1 + 100.0, "ERICA+ max queue should stay bounded: {p1} -> {p2}");
+    assert!(p2 < e2, "ERICA+ {p2} vs ERICA {e2}");
+}
