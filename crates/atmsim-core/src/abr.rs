@@ -255,7 +255,9 @@ impl AbrSource {
         } else if rm.bits & RM_NI == 0 {
             acr = (acr + p.rif * p.pcr).min(p.pcr);
         }
-        acr = acr.min(rm.er as f64).max(p.mcr);
+        // an ER field equal to PCR (in the field's f32 precision) does not limit
+        let er = if rm.er >= p.pcr as f32 { p.pcr } else { rm.er as f64 };
+        acr = acr.min(er).max(p.mcr);
         self.set_acr(now, acr);
         if self.tx_next.is_some() {
             self.tx_next = Some(self.next_opportunity(now));

@@ -254,3 +254,47 @@ fn erica_queue_grows_under_on_off_vbr_erica_plus_stays_bounded() {
     assert!(p2 < 1.1 * p1 + 100.0, "ERICA+ max queue should stay bounded: {p1} -> {p2}");
     assert!(p2 < e2, "ERICA+ {p2} vs ERICA {e2}");
 }
+
+/// Binary schemes: the queue must stay near the thresholds while the link stays busy.
+fn binary_case(scheme: &str) -> Summary {
+    let s = if scheme == "none" { json!({"scheme": "none"}) } else { json!({"scheme": scheme, "high_cells": 200, "low_cells": 100}) };
+    let mut sc = n_sources(5, 100.0, s, 2.0, vec![]);
+    for c in sc["connections"].as_array_mut().unwrap() {
+        c["abr"]["rdf"] = (1.0 / 16.0).into();
+        c["abr"]["rif"] = (1.0 / 64.0).into();
+    }
+    sc["nodes"][0]["buffer_cells"] = 100_000.into();
+    run(&sc)
+}
+
+#[test]
+fn efci_marking_controls_the_queue() {
+    let s = binary_case("efci");
+    let p = &s.ports["A->B"];
+    // binary feedback oscillates: the link is not kept full all the time
+    assert!(p.utilization > 0.8, "utilization {}", p.utilization);
+    assert!(p.cells_dropped == 0);
+    // without marking five persistent sources would add RIF x PCR per RM cell until PCR: the
+    // queue would grow by about 4 x 149.76 Mb/s; with EFCI it stays within a few thresholds
+    assert!(p.max_queue_cells < 20_000, "max queue {}", p.max_queue_cells);
+    // all five get about the same share
+    let acrs: Vec<f64> = (1..=5).map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap()).collect();
+    let mean = acrs.iter().sum::<f64>() / 5.0;
+    assert!(acrs.iter().all(|a| (a / mean - 1.0).abs() < 0.15), "{acrs:?}");
+}
+
+#[test]
+fn relative_rate_marking_controls_the_queue() {
+    let s = binary_case("rr");
+    let p = &s.ports["A->B"];
+    assert!(p.utilization > 0.9, "utilization {}", p.utilization);
+    assert!(p.max_queue_cells < 20_000, "max queue {}", p.max_queue_cells);
+}
+
+#[test]
+fn no_scheme_means_no_feedback() {
+    // scheme "none": sources climb to PCR, the bottleneck overflows
+    let s = binary_case("none");
+    let acr = s.connections["s1"].acr_final_mbps.unwrap();
+    assert_eq!(acr, C);
+}
