@@ -20,6 +20,7 @@
 use crate::time::SimTime;
 use crate::traffic::{Application, Cbr, Ctx, OnOff};
 use crate::wire::{Cell, RmFields, H_CLP, H_EFCI, H_RM};
+use std::collections::VecDeque;
 
 /// RM-cell bit: direction backward.
 pub const RM_DIR: u8 = 1 << 0;
@@ -63,6 +64,9 @@ pub enum Feed {
     Cbr(Cbr),
     /// Data cells arrive like an ON-OFF stream.
     OnOff(OnOff),
+    /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
+    /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
+    Relay(VecDeque<Cell>),
 }
 
 const INFINITE: u64 = u64::MAX;
@@ -157,6 +161,10 @@ impl AbrSource {
                 self.backlog += sub.cells_requested() as u64;
                 self.feed_next = sub.timer_requested();
             }
+            Feed::Relay(q) => {
+                self.backlog = q.len() as u64;
+                self.feed_next = None;
+            }
         }
         if self.backlog != INFINITE {
             self.max_backlog = self.max_backlog.max(self.backlog);
@@ -222,7 +230,14 @@ impl AbrSource {
                 self.last_frm = now;
                 self.first = false;
             } else {
-                ctx.send_cells(1); // rules 3c, 4, 11: a data cell, CLP = 0, EFCI = 0
+                // rules 3c, 4, 11: a data cell, CLP = 0, EFCI = 0
+                if let Feed::Relay(q) = &mut self.feed {
+                    let mut c = q.pop_front().expect("backlog counts the relay queue");
+                    c.hdr &= !(H_CLP | H_EFCI);
+                    ctx.send_cell(c);
+                } else {
+                    ctx.send_cells(1);
+                }
                 if self.backlog != INFINITE {
                     self.backlog -= 1;
                 }
@@ -281,8 +296,15 @@ impl Application for AbrSource {
         self.request_timer(ctx);
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
-        if cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
-            self.on_brm(ctx.now, &cell.rm);
+        if cell.is_rm() {
+            if cell.rm.bits & RM_DIR != 0 {
+                self.on_brm(ctx.now, &cell.rm);
+                self.request_timer(ctx);
+            }
+        } else if let Feed::Relay(q) = &mut self.feed {
+            // a virtual source: a data cell from the upstream segment joins the per-VC queue
+            q.push_back(*cell);
+            self.run_feed(ctx, false);
             self.request_timer(ctx);
         }
     }

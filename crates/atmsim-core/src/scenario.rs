@@ -223,6 +223,9 @@ pub struct AbrSchemeSpec {
     pub high_cells: Option<i64>,
     /// EFCI / relative rate: low ABR queue threshold, cells (<= high_cells).
     pub low_cells: Option<i64>,
+    /// Node level only: this switch is a virtual source / virtual destination for the ABR
+    /// connections through it, splitting their control loops (per-VC queues, own ACR per segment).
+    pub vsvd: Option<bool>,
 }
 
 /// Settings of one output port, named by the neighbour it sends to.
@@ -470,6 +473,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
         if let Some(a) = &n.abr {
             validate_scheme(&format!("{p}.abr"), a)?;
+            if a.vsvd == Some(true) && n.kind != NodeKind::Switch {
+                return Err(ScenarioError::new(format!("{p}.abr.vsvd"), "only a switch can be a virtual source / virtual destination"));
+            }
         }
         if let Some(pr) = &n.priority {
             let set: BTreeSet<_> = pr.iter().collect();
@@ -525,6 +531,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
             if let Some(a) = &ps.abr {
                 validate_scheme(&format!("{pp}.abr"), a)?;
+                if a.vsvd.is_some() {
+                    return Err(ScenarioError::new(format!("{pp}.abr.vsvd"), "VS/VD is set for the whole switch, in nodes[].abr"));
+                }
             }
         }
         let mut grouped = BTreeSet::new();

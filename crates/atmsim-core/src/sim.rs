@@ -92,6 +92,10 @@ pub struct Flow {
     pair: u32,
     /// True for the direction that carries an ABR connection's backward RM cells.
     backward: bool,
+    /// ABR segments ending at a VS/VD switch: the virtual source that takes this flow's data
+    /// cells on, and its flow (the next segment); NONE otherwise.
+    vs_endpoint: u32,
+    vs_next: u32,
     pub stats: FlowStats,
 }
 
@@ -295,81 +299,95 @@ impl Simulation {
                 groups.push(Group { limit: g.buffer_cells as u32, used: 0 });
             }
         }
-        let mut flows = Vec::new();
-        let mut endpoints = Vec::new();
-        for c in &sc.connections {
-            let mut dirs = vec![(c.route.clone(), c.name.clone(), Some(&c.source), "source")];
-            let abr_backward = c.abr.is_some();
-            if abr_backward {
-                let mut r = c.route.clone();
-                r.reverse();
-                dirs.push((r, format!("{}.reverse", c.name), None, "abr_destination"));
-            } else if c.bidirectional {
-                let mut r = c.route.clone();
-                r.reverse();
-                dirs.push((r, format!("{}.reverse", c.name), c.reverse_source.as_ref(), "reverse_source"));
+        let mut flows: Vec<Flow> = Vec::new();
+        let mut endpoints: Vec<Endpoint> = Vec::new();
+        let new_flow = |name: String, route: &[String], category, frame: Option<u32>, backward: bool| {
+            let ids: Vec<u32> = route.iter().map(|n| node_id[n]).collect();
+            let fports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).collect();
+            Flow {
+                name,
+                category,
+                route: route.to_vec(),
+                frame_cells: frame.map(aal5_cells).unwrap_or(0),
+                frame_len: frame.unwrap_or(0) as u16,
+                tx_seq: 0,
+                tx_in_frame: 0,
+                reasm: Reassembler::default(),
+                rx_endpoint: NONE,
+                pair: NONE,
+                backward,
+                vs_endpoint: NONE,
+                vs_next: NONE,
+                stats: FlowStats::new(fports.len()),
+                ports: fports,
             }
-            for (route, name, src, key) in dirs {
-                let ids: Vec<u32> = route.iter().map(|n| node_id[n]).collect();
-                let fports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).collect();
-                let frame = src.and_then(|s| s.frame_bytes).map(|f| f as u32);
-                let fid = flows.len() as u32;
-                flows.push(Flow {
-                    name,
-                    category: c.category,
-                    route: route.clone(),
-                    frame_cells: frame.map(aal5_cells).unwrap_or(0),
-                    frame_len: frame.unwrap_or(0) as u16,
-                    tx_seq: 0,
-                    tx_in_frame: 0,
-                    reasm: Reassembler::default(),
-                    rx_endpoint: NONE,
-                    pair: NONE,
-                    backward: key == "abr_destination",
-                    stats: FlowStats::new(fports.len()),
-                    ports: fports,
-                });
-                if key != "source" {
-                    let fwd = fid as usize - 1;
-                    flows[fwd].pair = fid;
-                    flows[fid as usize].pair = fwd as u32;
-                }
-                if key == "abr_destination" {
-                    let fwd = fid as usize - 1;
-                    flows[fwd].rx_endpoint = endpoints.len() as u32;
-                    flows[fid as usize].rx_endpoint = endpoints.iter().position(|e: &Endpoint| e.flow == fwd as u32).map_or(NONE, |i| i as u32);
-                    endpoints.push(Endpoint {
-                        flow: fid,
-                        app: AnySource::AbrDest(AbrDest::default()),
-                        rng: stream(sc.run.seed, &format!("connections.{}.abr_destination", c.name)),
-                        timer_at: None,
-                        acr_mark: 0.0,
-                    });
-                }
-                if let Some(s) = src {
-                    let first = link_mbps[&(ids[0], ids[1])];
-                    if key == "reverse_source" {
-                        // each direction's cells reach the application at its far end: the one
-                        // sending the other way (an ABR destination, a TCP receiver or sender)
-                        let fwd = fid as usize - 1;
+        };
+        let endpoint = |flow: usize, app: AnySource, key: String| Endpoint {
+            flow: flow as u32,
+            app,
+            rng: stream(sc.run.seed, &key),
+            timer_at: None,
+            acr_mark: 0.0,
+        };
+        for c in &sc.connections {
+            let frame = c.source.frame_bytes.map(|f| f as u32);
+            let first_rate = |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
+            let Some(abr) = &c.abr else {
+                // a plain connection: the source, and optionally traffic on the reverse direction
+                let fwd = flows.len();
+                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
+                let src = endpoints.len();
+                endpoints.push(endpoint(fwd, source_app(&c.source, first_rate(&c.route)), format!("connections.{}.source", c.name)));
+                if c.bidirectional {
+                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
+                    let rev = flows.len();
+                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
+                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
+                    flows[fwd].pair = rev as u32;
+                    flows[rev].pair = fwd as u32;
+                    if let Some(rs) = &c.reverse_source {
+                        // each direction's cells reach the application sending the other way
                         flows[fwd].rx_endpoint = endpoints.len() as u32;
-                        flows[fid as usize].rx_endpoint = endpoints.iter().position(|e: &Endpoint| e.flow == fwd as u32).map_or(NONE, |i| i as u32);
+                        flows[rev].rx_endpoint = src as u32;
+                        endpoints.push(endpoint(rev, source_app(rs, first_rate(&route)), format!("connections.{}.reverse_source", c.name)));
                     }
-                    let app = match &c.abr {
-                        Some(a) => {
-                            let one_way: u64 = flows[fid as usize].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
-                            AnySource::Abr(Box::new(AbrSource::new(abr_params(a, first, 2 * one_way), abr_feed(s))))
-                        }
-                        None => source_app(s, first),
-                    };
-                    endpoints.push(Endpoint {
-                        flow: fid,
-                        app,
-                        rng: stream(sc.run.seed, &format!("connections.{}.{key}", c.name)),
-                        timer_at: None,
-                        acr_mark: 0.0,
-                    });
                 }
+                continue;
+            };
+            // ABR: one control loop per segment, split at VS/VD switches; each segment has its
+            // forward flow (source -> destination) and its backward flow (BRMs)
+            let n = c.route.len();
+            let mut bounds = vec![0];
+            bounds.extend((1..n - 1).filter(|&k| {
+                sc.nodes[node_id[&c.route[k]] as usize].abr.as_ref().is_some_and(|a| a.vsvd == Some(true))
+            }));
+            bounds.push(n - 1);
+            let mut prev: Option<usize> = None;
+            for (i, w) in bounds.windows(2).enumerate() {
+                let seg = &c.route[w[0]..=w[1]];
+                let name = if i == 0 { c.name.clone() } else { format!("{}.seg{i}", c.name) };
+                let fwd = flows.len();
+                flows.push(new_flow(name.clone(), seg, c.category, frame, false));
+                let back: Vec<String> = seg.iter().rev().cloned().collect();
+                let rev = flows.len();
+                flows.push(new_flow(format!("{name}.reverse"), &back, c.category, None, true));
+                flows[fwd].pair = rev as u32;
+                flows[rev].pair = fwd as u32;
+                let one_way: u64 = flows[fwd].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+                let params = abr_params(abr, first_rate(seg), 2 * one_way);
+                let feed = if i == 0 { abr_feed(&c.source) } else { Feed::Relay(VecDeque::new()) };
+                let key = if i == 0 { format!("connections.{}", c.name) } else { format!("connections.{}.seg{i}", c.name) };
+                let src = endpoints.len();
+                endpoints.push(endpoint(fwd, AnySource::Abr(Box::new(AbrSource::new(params, feed))), format!("{key}.source")));
+                let dst = endpoints.len();
+                endpoints.push(endpoint(rev, AnySource::AbrDest(AbrDest::default()), format!("{key}.abr_destination")));
+                flows[fwd].rx_endpoint = dst as u32;
+                flows[rev].rx_endpoint = src as u32;
+                if let Some(p) = prev {
+                    flows[p].vs_endpoint = src as u32;
+                    flows[p].vs_next = fwd as u32;
+                }
+                prev = Some(fwd);
             }
         }
         let mut sim = Simulation {
@@ -547,17 +565,23 @@ impl Simulation {
 
     /// Send a cell the application built (RM cells): it keeps its header and RM fields and does
     /// not take a data sequence number.
+    /// A data cell sent this way is a relayed cell (a virtual source passing on its upstream
+    /// segment's data): it keeps its creation time, sequence number and AAL5 bits.
     fn emit_explicit(&mut self, flow: u32, mut cell: Cell) {
         let now = self.now;
         let f = &mut self.flows[flow as usize];
-        cell.created = now;
         cell.flow = flow;
         cell.hop = 0;
-        cell.seq = f.tx_seq; // not consumed: RM cells are not part of AAL5 frames
-        if now >= self.warmup {
+        if cell.is_rm() {
+            cell.created = now;
+            cell.seq = f.tx_seq; // not consumed: RM cells are not part of AAL5 frames
+        }
+        if cell.created >= self.warmup {
             f.stats.sent += 1;
             if cell.is_rm() {
                 f.stats.rm_sent += 1;
+            } else if cell.is_eof() && f.frame_cells > 0 {
+                f.stats.frames_sent += 1;
             }
         }
         let (p, cls) = (f.ports[0], f.category as usize);
@@ -796,15 +820,33 @@ impl Simulation {
         if in_window && !cell.is_rm() {
             f.stats.rx_cells_window += 1;
         }
-        let e = f.rx_endpoint;
+        // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
+        // destination; elsewhere everything goes to the application at the far end
+        let (vs, next) = (f.vs_endpoint, f.vs_next);
+        let e = if vs != NONE && !cell.is_rm() { vs } else { f.rx_endpoint };
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
             let mut ctx = Ctx::new(now, &mut ep.rng);
             ep.app.on_cell(&mut ctx, &cell);
-            let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+            let (mut c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+            if vs != NONE && e != vs {
+                if let Some(b) = &mut c {
+                    self.couple_vd(vs, next, b);
+                }
+            }
             if c.is_some() || n > 0 || t.is_some() {
                 self.apply(e, c, n, t);
             }
+        }
+    }
+
+    /// A virtual destination's turned-around RM cell: its ER is limited by the switch's own
+    /// feedback for the next segment's port and by the virtual source's ACR there.
+    fn couple_vd(&mut self, vs: u32, next: u32, brm: &mut Cell) {
+        let fp = self.flows[next as usize].ports[0];
+        self.abr_feedback(fp, next, brm);
+        if let AnySource::Abr(a) = &self.endpoints[vs as usize].app {
+            brm.rm.er = brm.rm.er.min(a.acr as f32);
         }
     }
 

@@ -298,3 +298,60 @@ fn no_scheme_means_no_feedback() {
     let acr = s.connections["s1"].acr_final_mbps.unwrap();
     assert_eq!(acr, C);
 }
+
+/// h1, h2 -> A -> B -> C -> d1, d2 with A a virtual source / virtual destination; the B-C link
+/// (100 Mb/s) is the bottleneck, the A-B hop is long (2000 km).
+fn vsvd_case(vsvd: bool) -> Summary {
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "vsvd": vsvd}}),
+        json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002}}),
+        json!({"name": "C", "kind": "switch", "abr": {"scheme": "none"}}),
+    ];
+    let mut links = vec![
+        json!({"a": "A", "b": "B", "rate_mbps": C, "length_km": 2000.0}),
+        json!({"a": "B", "b": "C", "rate_mbps": 100.0, "length_km": 100.0}),
+    ];
+    let mut conns = vec![];
+    for i in 1..=2 {
+        nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
+        nodes.push(json!({"name": format!("d{i}"), "kind": "host"}));
+        links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": C, "length_km": 1.0}));
+        links.push(json!({"a": "C", "b": format!("d{i}"), "rate_mbps": C, "length_km": 1.0}));
+        conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", "C", format!("d{i}")], "category": "abr",
+                          "abr": {"icr_mbps": 20.0}, "source": {"kind": "persistent", "frame_bytes": 1000}}));
+    }
+    run(&json!({"description": "VS/VD", "run": {"duration_s": 1.5, "warmup_s": 1.0},
+                "nodes": nodes, "links": links, "connections": conns}))
+}
+
+#[test]
+fn vsvd_splits_the_loop_and_keeps_max_min_rates() {
+    let s = vsvd_case(true);
+    let fair = 0.9 * 100.0 / 2.0;
+    for i in 1..=2 {
+        let up = &s.connections[&format!("s{i}")];
+        let down = &s.connections[&format!("s{i}.seg1")];
+        // each segment has its own ABR source: the host's and the virtual source's at A
+        let (a_up, a_down) = (up.acr_mean_mbps.unwrap(), down.acr_mean_mbps.unwrap());
+        assert!((a_down / fair - 1.0).abs() < 0.03, "s{i} segment 1 ACR {a_down} vs {fair}");
+        assert!((a_up / fair - 1.0).abs() < 0.05, "s{i} segment 0 ACR {a_up} vs {fair}");
+        // the per-VC queue at the virtual source stays bounded
+        let q = down.source_queue_max_cells.unwrap();
+        assert!(q < 5_000, "s{i} VS queue {q}");
+        // end to end: the last segment's delay includes both propagation delays and its frames
+        // are the source's frames (AAL5 bits and sequence carried through the VS)
+        assert!(down.ctd_min_us.unwrap() > 5.0 * (2000.0 + 100.0 + 2.0));
+        assert!(down.frames_delivered > 0 && down.frames_lost == 0);
+        assert_eq!(down.cells_dropped, 0);
+    }
+    for (name, c) in &s.connections {
+        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+    }
+    // without VS/VD the same network also settles at the max-min rates (one loop per VC)
+    let s = vsvd_case(false);
+    for i in 1..=2 {
+        let a = s.connections[&format!("s{i}")].acr_mean_mbps.unwrap();
+        assert!((a / fair - 1.0).abs() < 0.05, "no VS/VD: s{i} {a}");
+        assert!(!s.connections.contains_key(&format!("s{i}.seg1")));
+    }
+}
