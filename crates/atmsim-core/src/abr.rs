@@ -403,6 +403,8 @@ pub struct IntervalRecord {
     pub abr_capacity: f64,
     pub input: f64,
     pub target: f64,
+    /// The largest ER the port gave in the interval (MaxAllocCurrent), Mb/s.
+    pub er_max: f64,
 }
 
 impl Erica {
@@ -458,6 +460,7 @@ impl Erica {
         self.target = fraction * self.abr_capacity;
         self.z = if self.target > 0.0 { self.input / self.target } else { f64::INFINITY };
         self.fair = self.target / self.n_active.max(1) as f64;
+        let er_max = self.maxalloc_cur;
         self.maxalloc_prev = self.maxalloc_cur;
         self.maxalloc_cur = self.fair;
         if self.measured_ccr {
@@ -477,7 +480,7 @@ impl Erica {
             self.fair_sum += self.fair;
             self.cap_sum += self.abr_capacity;
         }
-        Some(IntervalRecord { z: self.z, fair: self.fair, abr_capacity: self.abr_capacity, input: self.input, target: self.target })
+        Some(IntervalRecord { z: self.z, fair: self.fair, abr_capacity: self.abr_capacity, input: self.input, target: self.target, er_max })
     }
 
     /// Steps 8-13 for a backward RM cell of the VC whose forward flow is `flow`: the ER to write.
@@ -492,8 +495,8 @@ impl Erica {
         } else {
             self.maxalloc_prev.max(vc_share) // step 10
         };
+        self.maxalloc_cur = self.maxalloc_cur.max(er); // step 11 (only steps 10-12 read it)
         if !self.basic {
-            self.maxalloc_cur = self.maxalloc_cur.max(er); // step 11
             // step 12; compared at the RM field's precision (f32), since a source that was
             // given exactly FairShare reports it back rounded to f32
             if er > self.fair && (vc.ccr as f32) < (self.fair as f32) {

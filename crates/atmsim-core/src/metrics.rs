@@ -192,4 +192,5 @@ pub struct Series {
     pub abr_capacity_mbps: Vec<f64>,
     pub abr_input_mbps: Vec<f64>,
     pub abr_target_mbps: Vec<f64>,
+    pub abr_er_max_mbps: Vec<f64>,
 }

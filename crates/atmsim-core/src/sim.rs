@@ -679,6 +679,7 @@ impl Simulation {
             s.abr_capacity_mbps.push(r.abr_capacity);
             s.abr_input_mbps.push(r.input);
             s.abr_target_mbps.push(r.target);
+            s.abr_er_max_mbps.push(r.er_max);
         }
         let d = e.deadline;
         if d < self.end {
