@@ -71,6 +71,17 @@ pub enum Feed {
 
 const INFINITE: u64 = u64::MAX;
 
+/// Run a traffic model as the data feed of an ABR source: (new backlog, next feed time).
+fn step_feed<A: Application>(app: &mut A, ctx: &mut Ctx, start: bool, backlog: u64) -> (u64, Option<SimTime>) {
+    let mut sub = Ctx::new(ctx.now, ctx.rng);
+    if start {
+        app.start(&mut sub)
+    } else {
+        app.on_timer(&mut sub)
+    }
+    (backlog + sub.cells_requested() as u64, sub.timer_requested())
+}
+
 /// TM 4.0 source end system.
 #[derive(Clone, Debug)]
 pub struct AbrSource {
@@ -149,18 +160,8 @@ impl AbrSource {
                     self.feed_next = None;
                 }
             }
-            Feed::Cbr(app) => {
-                let mut sub = Ctx::new(now, ctx.rng);
-                if start { app.start(&mut sub) } else { app.on_timer(&mut sub) }
-                self.backlog += sub.cells_requested() as u64;
-                self.feed_next = sub.timer_requested();
-            }
-            Feed::OnOff(app) => {
-                let mut sub = Ctx::new(now, ctx.rng);
-                if start { app.start(&mut sub) } else { app.on_timer(&mut sub) }
-                self.backlog += sub.cells_requested() as u64;
-                self.feed_next = sub.timer_requested();
-            }
+            Feed::Cbr(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
+            Feed::OnOff(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
             Feed::Relay(q) => {
                 self.backlog = q.len() as u64;
                 self.feed_next = None;
