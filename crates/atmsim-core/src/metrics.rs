@@ -13,13 +13,23 @@ pub enum DropReason {
     ClassBufferFull = 1,
     /// The buffer shared by a group of ports was full.
     SharedBufferFull = 2,
+    /// Lost on a link by the impairment model.
+    LinkLoss = 3,
+    /// Its header was corrupted on a link into another connection's (the impairment model).
+    Misinserted = 4,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 3;
-    pub const ALL: [DropReason; Self::COUNT] = [DropReason::PortBufferFull, DropReason::ClassBufferFull, DropReason::SharedBufferFull];
+    pub const COUNT: usize = 5;
+    pub const ALL: [DropReason; Self::COUNT] = [
+        DropReason::PortBufferFull,
+        DropReason::ClassBufferFull,
+        DropReason::SharedBufferFull,
+        DropReason::LinkLoss,
+        DropReason::Misinserted,
+    ];
     pub fn name(self) -> &'static str {
-        ["port_buffer_full", "class_buffer_full", "shared_buffer_full"][self as usize]
+        ["port_buffer_full", "class_buffer_full", "shared_buffer_full", "link_loss", "misinserted"][self as usize]
     }
 }
 
@@ -52,6 +62,10 @@ pub struct FlowStats {
     pub sent: u64,
     /// RM cells among `sent`.
     pub rm_sent: u64,
+    /// Delivered cells whose payload was errored on a link.
+    pub errored: u64,
+    /// Cells of other connections delivered here through a corrupted header, after warm-up.
+    pub misinserted: u64,
     pub delivered: u64,
     pub dropped: u64,
     pub drops: Drops,
@@ -74,6 +88,8 @@ impl FlowStats {
         FlowStats {
             sent: 0,
             rm_sent: 0,
+            errored: 0,
+            misinserted: 0,
             delivered: 0,
             dropped: 0,
             drops: [0; DropReason::COUNT],
@@ -146,6 +162,14 @@ pub struct ConnectionSummary {
     pub drops_by_port: BTreeMap<String, u64>,
     /// RM cells among `cells_sent`.
     pub rm_cells_sent: u64,
+    /// Delivered cells with an errored payload (impairment model).
+    pub cells_errored: u64,
+    /// Cell error ratio: errored / (delivered) (seed 001 section 4.2, ITU-T I.356).
+    pub cer: f64,
+    /// Cells misinserted into this connection after warm-up.
+    pub cells_misinserted: u64,
+    /// Cell misinsertion rate: misinserted cells per second of the measurement window.
+    pub cmr_per_s: f64,
     /// ABR sources: ACR at the end, Mb/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acr_final_mbps: Option<f64>,

@@ -271,6 +271,33 @@ pub struct LinkSpec {
     /// Propagation delay in microseconds (>= 0). Give this or `length_km`.
     #[serde(default)]
     pub delay_us: Option<f64>,
+    /// Link impairments (seed 001's analyzer/emulator), applied in both directions.
+    #[serde(default)]
+    pub impairment: Option<ImpairmentSpec>,
+}
+
+/// A link impairment model: independent per-cell events (seed 001 section 4.2: the ATM analyzer
+/// and emulator used to exercise CER, CLR, CMR, CTD and CDV).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairmentSpec {
+    /// Probability that a cell is lost on the link, in [0, 1].
+    #[serde(default)]
+    pub loss_probability: f64,
+    /// Probability that a cell's payload is errored, in [0, 1].
+    #[serde(default)]
+    pub error_probability: f64,
+    /// Probability that a cell's header is corrupted into that of another connection crossing
+    /// the link (lost to its own, misinserted into the other), in [0, 1].
+    #[serde(default)]
+    pub misinsertion_probability: f64,
+    /// Constant extra delay, us (>= 0).
+    #[serde(default)]
+    pub extra_delay_us: f64,
+    /// Extra delay drawn uniformly from [0, delay_variation_us] per cell, us (>= 0); cells keep
+    /// their order (a cell never overtakes the one before it).
+    #[serde(default)]
+    pub delay_variation_us: f64,
 }
 
 /// A virtual connection along a static route.
@@ -508,6 +535,22 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             (None, None) => return Err(ScenarioError::new(p, "needs length_km or delay_us")),
             (Some(km), None) => non_negative(&format!("{p}.length_km"), km)?,
             (None, Some(us)) => non_negative(&format!("{p}.delay_us"), us)?,
+        }
+        if let Some(im) = &l.impairment {
+            for (k, v) in [
+                ("loss_probability", im.loss_probability),
+                ("error_probability", im.error_probability),
+                ("misinsertion_probability", im.misinsertion_probability),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(ScenarioError::new(format!("{p}.impairment.{k}"), format!("must be a probability in [0, 1], got {v}")));
+                }
+            }
+            if im.loss_probability + im.error_probability + im.misinsertion_probability > 1.0 {
+                return Err(ScenarioError::new(format!("{p}.impairment"), "loss, error and misinsertion probabilities must add up to at most 1"));
+            }
+            non_negative(&format!("{p}.impairment.extra_delay_us"), im.extra_delay_us)?;
+            non_negative(&format!("{p}.impairment.delay_variation_us"), im.delay_variation_us)?;
         }
         if !adj.insert((&l.a, &l.b)) || !adj.insert((&l.b, &l.a)) {
             return Err(ScenarioError::new(p, format!("a second link between \"{}\" and \"{}\"; one link per node pair", l.a, l.b)));

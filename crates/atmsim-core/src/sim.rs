@@ -17,7 +17,8 @@ use crate::metrics::*;
 use crate::scenario::{AbrSchemeSpec, AbrSpec, CcrSource, Category, EricaVariant, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec};
 use crate::time::*;
 use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
-use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_EOF};
+use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_EOF, H_ERR, H_MIS};
+use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
@@ -52,6 +53,8 @@ pub struct Port {
     arrive_pending: bool,
     /// ABR feedback scheme of this port.
     pub scheme: PortScheme,
+    /// The link's impairment model, if any.
+    impair: Option<Box<Impairment>>,
     /// Cells of categories above ABR sent (CBR, VBR), and the count when the current ERICA
     /// interval began.
     hp_tx: u64,
@@ -64,6 +67,20 @@ impl Port {
     pub fn queue_len(&self) -> u32 {
         self.qlen
     }
+}
+
+/// Per-cell link impairments (scenario `links[].impairment`), with the port's own random stream.
+pub struct Impairment {
+    loss: f64,
+    error: f64,
+    misinsertion: f64,
+    extra_ps: SimDuration,
+    variation_ps: f64,
+    /// Delivery time of the last cell: later cells never overtake it.
+    last_at: SimTime,
+    /// Flows crossing this port, as (flow, index of this port on the flow's route).
+    crossing: Vec<(u32, u8)>,
+    rng: Rng,
 }
 
 /// A buffer shared by several ports of one node.
@@ -285,6 +302,18 @@ impl Simulation {
                     scheme: port_scheme(if spec.kind == NodeKind::Switch { ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref()) } else { None }),
                     hp_tx: 0,
                     hp_mark: 0,
+                    impair: l.impairment.as_ref().map(|im| {
+                        Box::new(Impairment {
+                            loss: im.loss_probability,
+                            error: im.error_probability,
+                            misinsertion: im.misinsertion_probability,
+                            extra_ps: us_to_ps(im.extra_delay_us),
+                            variation_ps: im.delay_variation_us * 1e6,
+                            last_at: 0,
+                            crossing: Vec::new(),
+                            rng: stream(sc.run.seed, &format!("links.{}->{}.impairment", nodes[from as usize].name, nodes[to as usize].name)),
+                        })
+                    }),
                     stats: PortStats::default(),
                 });
             }
@@ -413,6 +442,13 @@ impl Simulation {
         }
         if sample_ps < end {
             sim.queue.push(sample_ps, Event::Sample);
+        }
+        for (f, flow) in sim.flows.iter().enumerate() {
+            for (h, &p) in flow.ports.iter().enumerate() {
+                if let Some(im) = &mut sim.ports[p as usize].impair {
+                    im.crossing.push((f as u32, h as u8));
+                }
+            }
         }
         let n_flows = sim.flows.len();
         for (i, p) in sim.ports.iter_mut().enumerate() {
@@ -711,7 +747,7 @@ impl Simulation {
     }
 
     #[inline]
-    fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
+    fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         if cls < Category::Abr as usize {
@@ -725,7 +761,34 @@ impl Simulation {
         port.stats.tx_cells += 1;
         port.stats.tx_total += 1;
         self.cell_hops += 1;
-        let at = end + port.delay_ps;
+        let mut at = end + port.delay_ps;
+        if let Some(im) = &mut port.impair {
+            let u: f64 = im.rng.random();
+            if u < im.loss {
+                self.drop_cell(p, cell, DropReason::LinkLoss);
+                return;
+            } else if u < im.loss + im.error {
+                cell.hdr |= H_ERR;
+            } else if u < im.loss + im.error + im.misinsertion {
+                // the corrupted header matches another connection crossing this link
+                let others = im.crossing.iter().filter(|(f, _)| *f != cell.flow).count();
+                if others > 0 {
+                    let k = im.rng.random_range(0..others);
+                    let &(f, h) = im.crossing.iter().filter(|(f, _)| *f != cell.flow).nth(k).expect("k < others");
+                    let lost = cell;
+                    cell.flow = f;
+                    cell.hop = h;
+                    cell.hdr |= H_MIS;
+                    self.drop_cell(p, lost, DropReason::Misinserted);
+                }
+            }
+            let port = &mut self.ports[p as usize];
+            let im = port.impair.as_mut().expect("checked");
+            let jitter = if im.variation_ps > 0.0 { (im.rng.random::<f64>() * im.variation_ps) as SimDuration } else { 0 };
+            at = (at + im.extra_ps + jitter).max(im.last_at);
+            im.last_at = at;
+        }
+        let port = &mut self.ports[p as usize];
         port.pipe.push_back((at, cell));
         if !port.arrive_pending {
             port.arrive_pending = true;
@@ -791,7 +854,18 @@ impl Simulation {
         let now = self.now;
         let in_window = now >= self.warmup;
         let f = &mut self.flows[cell.flow as usize];
+        if cell.hdr & H_MIS != 0 {
+            // a stranger: counted, not delivered to the application
+            if in_window {
+                f.stats.misinserted += 1;
+            }
+            return;
+        }
+        let errored = cell.hdr & H_ERR != 0;
         let st = &mut f.stats;
+        if errored && cell.created >= self.warmup {
+            st.errored += 1;
+        }
         st.rx_total += 1;
         if cell.created >= self.warmup {
             st.delivered += 1;
@@ -803,7 +877,7 @@ impl Simulation {
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
         } else if f.frame_cells > 0 {
-            match f.reasm.on_cell(cell.seq, cell.is_eof(), cell.len) {
+            match f.reasm.on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored) {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
                     if cell.created >= self.warmup {
@@ -910,7 +984,7 @@ impl Simulation {
     pub fn cells_in_network(&self, flow: u32) -> u64 {
         let mut n = 0;
         for p in &self.ports {
-            let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup;
+            let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
             n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
             n += p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count() as u64;
         }
@@ -919,7 +993,7 @@ impl Simulation {
 
     /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
     pub fn frames_in_network(&self, flow: u32) -> u64 {
-        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.is_eof();
+        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0;
         self.ports
             .iter()
             .map(|p| {
@@ -1008,6 +1082,10 @@ impl Simulation {
                         .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
                         .collect(),
                     rm_cells_sent: s.rm_sent,
+                    cells_errored: s.errored,
+                    cer: if s.delivered > 0 { s.errored as f64 / s.delivered as f64 } else { 0.0 },
+                    cells_misinserted: s.misinserted,
+                    cmr_per_s: s.misinserted as f64 / window_s,
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
                     rm_overhead: abr.map(|_| if s.sent > 0 { s.rm_sent as f64 / s.sent as f64 } else { 0.0 }),

@@ -29,6 +29,11 @@ pub const H_EFCI: u8 = 1 << 1;
 pub const H_RM: u8 = 1 << 2;
 /// Header bit: cell loss priority.
 pub const H_CLP: u8 = 1 << 3;
+/// Simulation mark: the cell's payload was corrupted on a link (counts for CER; its AAL5 frame
+/// fails the CRC).
+pub const H_ERR: u8 = 1 << 4;
+/// Simulation mark: the cell reached this connection through a corrupted header (misinsertion).
+pub const H_MIS: u8 = 1 << 5;
 
 /// RM-cell fields (TM 4.0 section 5.10.3), carried only by cells with `H_RM`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -118,7 +123,13 @@ impl Reassembler {
     /// Feed one data cell (sequence number, end-of-frame bit, AAL5 length).
     #[inline]
     pub fn on_cell(&mut self, seq: u32, eof: bool, len: u16) -> FrameEvent {
-        if self.started && seq != self.expected {
+        self.on_cell_checked(seq, eof, len, false)
+    }
+
+    /// Feed one data cell whose payload may be errored (an errored cell fails the frame's CRC).
+    #[inline]
+    pub fn on_cell_checked(&mut self, seq: u32, eof: bool, len: u16, errored: bool) -> FrameEvent {
+        if (self.started && seq != self.expected) || errored {
             self.corrupt = true;
         }
         self.started = true;

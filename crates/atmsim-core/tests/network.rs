@@ -242,3 +242,69 @@ fn chunked_run_equals_one_run() {
     while !sim.advance(777) {}
     assert_eq!(serde_json::to_string(&sim.summary()).unwrap(), one);
 }
+
+fn impaired(im: Value, seed: u64) -> atmsim_core::metrics::Summary {
+    let mut trunk = link("A", "B", 149.76, 10.0);
+    trunk["impairment"] = im;
+    let sc = json!({
+        "description": "impairment",
+        "run": {"duration_s": 1.0, "seed": seed},
+        "nodes": [host("h1"), host("h2"), switch("A", json!({})), switch("B", json!({})), host("d1"), host("d2")],
+        "links": [link("h1", "A", 149.76, 1.0), link("h2", "A", 149.76, 1.0), trunk, link("B", "d1", 149.76, 1.0), link("B", "d2", 149.76, 1.0)],
+        "connections": [
+            {"name": "c1", "route": ["h1", "A", "B", "d1"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 42.4, "stop_s": 0.9}},
+            {"name": "c2", "route": ["h2", "A", "B", "d2"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 21.2, "stop_s": 0.9, "frame_bytes": 1000}}
+        ]
+    });
+    run(&sc).summary()
+}
+
+/// |measured - p| within 4 standard deviations of a binomial proportion over n trials.
+fn within_ci(measured: f64, p: f64, n: u64) {
+    let sd = (p * (1.0 - p) / n as f64).sqrt();
+    assert!((measured - p).abs() <= 4.0 * sd, "measured {measured} vs p {p} (sd {sd}, n {n})");
+}
+
+#[test]
+fn impairment_loss_error_misinsertion_match_their_probabilities() {
+    let p = 0.01;
+    for seed in [1, 2] {
+        let s = impaired(json!({"loss_probability": p}), seed);
+        let c = conn(&s, "c1");
+        assert_eq!(c.cells_sent, 90_000);
+        within_ci(c.clr, p, c.cells_sent);
+        assert_eq!(c.drops["link_loss"], c.cells_dropped);
+        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight);
+    }
+    let s = impaired(json!({"error_probability": p}), 3);
+    let c = conn(&s, "c1");
+    within_ci(c.cer, p, c.cells_delivered);
+    assert_eq!(c.cells_dropped, 0);
+    // every frame with an errored cell fails its CRC: frames of 21 cells, P(frame ok) = 0.99^21
+    let f = conn(&s, "c2");
+    let cells = atmsim_core::wire::aal5_cells(1000) as i32;
+    within_ci(f.frames_lost as f64 / f.frames_sent as f64, 1.0 - (1.0 - p).powi(cells), f.frames_sent);
+    // misinsertion: a corrupted c1 cell lands on c2 (the only other connection) and vice versa
+    let s = impaired(json!({"misinsertion_probability": p}), 4);
+    let (c1, c2) = (conn(&s, "c1"), conn(&s, "c2"));
+    within_ci(c1.drops["misinserted"] as f64 / c1.cells_sent as f64, p, c1.cells_sent);
+    assert_eq!(c2.cells_misinserted, c1.drops["misinserted"]);
+    assert_eq!(c1.cells_misinserted, c2.drops["misinserted"]);
+    assert!((c2.cmr_per_s - c2.cells_misinserted as f64).abs() < 1e-9, "1 s window");
+    for c in [c1, c2] {
+        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight);
+    }
+}
+
+#[test]
+fn impairment_delay_and_variation_keep_order() {
+    let base = conn(&impaired(json!({}), 1), "c2").ctd_min_us.unwrap();
+    let s = impaired(json!({"extra_delay_us": 100.0, "delay_variation_us": 50.0}), 1);
+    let c = conn(&s, "c2");
+    assert!(c.ctd_min_us.unwrap() >= base + 100.0);
+    // in order: a cell waits at most for its predecessor, so the delay stays below
+    // base + extra + variation + a few cell times
+    assert!(c.ctd_max_us.unwrap() <= base + 150.0 + 10.0);
+    assert!(c.cdv_p2p_us.unwrap() > 25.0);
+    assert_eq!(c.frames_lost, 0, "no reordering, no loss");
+}
