@@ -73,3 +73,12 @@ def scenario_dict() -> dict[str, Any]:
 @pytest.fixture
 def scenario_file(tmp_path: Path) -> Path:
     return write_toml(tmp_path / "small.toml", minimal_scenario())
+
+
+def abr_scenario(duration_s: float = 0.02, scheme: str = "erica") -> dict[str, Any]:
+    """``minimal_scenario`` with c1 as a persistent ABR connection and an ABR scheme at S."""
+    doc = minimal_scenario(duration_s)
+    doc["description"] = "test scenario: h1 -> S -> h2, one persistent ABR connection (atmsim tests/conftest.py)"
+    doc["nodes"][1]["abr"] = {"scheme": scheme}
+    doc["connections"][0].update(category="abr", source={"kind": "persistent"}, abr={"nrm": 32})
+    return doc

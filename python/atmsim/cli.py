@@ -1,4 +1,4 @@
-"""Command-line interface: ``atmsim run|validate|schema|plot``.
+"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce``.
 
 Every problem with the input (scenario file, ``--set``, results directory) is reported as exactly
 one line on stderr, ``atmsim: error: <file>: <key path>: <message>``, with exit code 2.
@@ -67,25 +67,45 @@ def _drops(entry: dict[str, Any]) -> int:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    """The tables ``atmsim run`` prints: ports, then connections."""
+    """The tables ``atmsim run`` prints: ports, then connections.
+
+    ERICA / ERICA+ ports add z mean, fair share and ABR capacity; ABR connections add ACR final,
+    ACR mean (Mb/s) and RM overhead (RM cells / cells sent). The extra columns appear only when
+    some entry has them ("-" for the others).
+    """
     parts = []
     ports = summary.get("ports") or {}
     if ports:
-        rows = [
-            [
+        erica = any("z_mean" in p or "fairshare_mbps" in p for p in ports.values())
+        headers = ["port", "max queue", "mean queue", "utilization", "drops"]
+        if erica:
+            headers += ["z mean", "fair share Mb/s", "ABR cap Mb/s"]
+        rows = []
+        for name, p in sorted(ports.items()):
+            row = [
                 name,
                 _fmt(p.get("max_queue_cells")),
                 _fmt(p.get("mean_queue_cells"), ".1f"),
                 _fmt(p.get("utilization"), ".3f"),
                 _fmt(_drops(p)),
             ]
-            for name, p in sorted(ports.items())
-        ]
-        parts.append(_table(["port", "max queue", "mean queue", "utilization", "drops"], rows))
+            if erica:
+                row += [
+                    _fmt(p.get("z_mean"), ".3f"),
+                    _fmt(p.get("fairshare_mbps"), ".2f"),
+                    _fmt(p.get("abr_capacity_mbps"), ".2f"),
+                ]
+            rows.append(row)
+        parts.append(_table(headers, rows))
     conns = summary.get("connections") or {}
     if conns:
-        rows = [
-            [
+        abr = any("acr_final_mbps" in c for c in conns.values())
+        headers = ["connection", "sent", "delivered", "dropped", "Mb/s", "CTD mean us", "CTD max us", "CDV p2p us", "CLR"]
+        if abr:
+            headers += ["ACR final", "ACR mean", "RM overhead"]
+        rows = []
+        for name, c in sorted(conns.items()):
+            row = [
                 name,
                 _fmt(c.get("cells_sent")),
                 _fmt(c.get("cells_delivered")),
@@ -96,24 +116,14 @@ def format_summary(summary: dict[str, Any]) -> str:
                 _fmt(c.get("cdv_p2p_us"), ".1f"),
                 _fmt(c.get("clr"), ".3g"),
             ]
-            for name, c in sorted(conns.items())
-        ]
-        parts.append(
-            _table(
-                [
-                    "connection",
-                    "sent",
-                    "delivered",
-                    "dropped",
-                    "Mb/s",
-                    "CTD mean us",
-                    "CTD max us",
-                    "CDV p2p us",
-                    "CLR",
-                ],
-                rows,
-            )
-        )
+            if abr:
+                row += [
+                    _fmt(c.get("acr_final_mbps"), ".2f"),
+                    _fmt(c.get("acr_mean_mbps"), ".2f"),
+                    _fmt(c.get("rm_overhead"), ".4f"),
+                ]
+            rows.append(row)
+        parts.append(_table(headers, rows))
     tail = []
     if "sim_time_s" in summary:
         tail.append(f"simulated {summary['sim_time_s']:.6g} s")
@@ -248,6 +258,41 @@ def plot_cmd(directory: str) -> None:
     result = Result.read(directory)
     for path in plot_all(result, directory):
         click.echo(str(path))
+
+
+@cli.command("reproduce")
+@click.argument("experiment", required=False)
+@click.option("--quick", is_flag=True, help="The shorter variant (seed003: Nrm = 8, 32, 256 only).")
+@click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/reproduce/<experiment>].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel (local processes).")
+@click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
+@click.option("--quiet", "-q", is_flag=True, help="No per-run progress lines and no table.")
+def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: int, list_: bool, quiet: bool) -> None:
+    """Reproduce a seed document's experiment: run it, compare with the published values, plot.
+
+    Writes report.md, comparison.csv, plots/ and runs/ into --out; an earlier complete output
+    there is replaced only when the new one is complete.
+    """
+    from . import reproduce as rep
+
+    if list_:
+        for name in rep.experiment_names():
+            click.echo(f"{name}: {rep.get_experiment(name).title}")
+        return
+    if not experiment:
+        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())})")
+    log = None if quiet else (lambda line: click.echo(line, err=True))
+    try:
+        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log)
+    except KeyboardInterrupt:
+        raise _Interrupted() from None
+    except OSError as e:
+        target = out or str(rep.default_out(experiment))
+        raise ScenarioError(target, "", f"cannot write results: {e.strerror or e}") from None
+    if not quiet:
+        click.echo(report.table())
+        click.echo()
+    click.echo(f"wrote {report.out} ({report.wall_time_s:.1f} s)")
 
 
 # ---------------------------------------------------------------------------------- entry point

@@ -16,7 +16,10 @@ from .errors import ScenarioError
 
 __all__ = ["Result", "SERIES_NAMES"]
 
-SERIES_NAMES = ("ports", "connections")
+#: the series the core can produce; a result holds those its scenario calls for (the ABR series
+#: only when the scenario has ABR connections / ERICA ports). Code must not assume a fixed set:
+#: ``Result.series_names`` lists what a result actually has, and ``write`` writes all of them.
+SERIES_NAMES = ("ports", "connections", "abr_sources", "abr_ports")
 SUMMARY_FILE = "summary.json"
 
 
@@ -24,8 +27,16 @@ class Result:
     """What one simulation run produced.
 
     ``summary`` is exactly the content of ``summary.json``; ``series(name)`` returns a sampled time
-    series as a ``pandas.DataFrame`` (``"ports"``: time_s, port, queue_cells, utilization;
-    ``"connections"``: time_s, connection, throughput_mbps).
+    series as a ``pandas.DataFrame``:
+
+    - ``"ports"``: time_s, port, queue_cells, utilization;
+    - ``"connections"``: time_s, connection, throughput_mbps;
+    - ``"abr_sources"`` (scenarios with ABR connections): time_s, connection, acr_mbps;
+    - ``"abr_ports"`` (ports with ERICA / ERICA+): time_s, port, z, fairshare_mbps,
+      abr_capacity_mbps, input_mbps, target_mbps (and whatever else the core adds, e.g.
+      er_max_mbps); one row per averaging interval.
+
+    ``series_names`` lists the series this result has; ``has_series(name)`` asks for one.
     """
 
     def __init__(self, summary: Mapping[str, Any], series: Mapping[str, Any]) -> None:
@@ -37,6 +48,9 @@ class Result:
     @property
     def series_names(self) -> list[str]:
         return sorted(self._raw)
+
+    def has_series(self, name: str) -> bool:
+        return name in self._raw
 
     def series(self, name: str) -> pd.DataFrame:
         if name not in self._raw:
@@ -69,7 +83,7 @@ class Result:
 
     # ------------------------------------------------------------------ files
     def write(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``summary.json`` and one ``<series>.parquet`` per series into ``directory``.
+        """Write ``summary.json`` and one ``<series>.parquet`` per series present into ``directory``.
 
         Atomic: everything is written into a temporary sibling directory first, which then takes
         the place of ``directory``; an earlier complete result there is replaced only once the new

@@ -1,0 +1,311 @@
+"""Experiment ``seed003``: effect of the RM cell interval (Nrm) on ABR feedback (EXPERIMENTS.md S003).
+
+Seed 003 (Goyal, Fahmy, Jain, Vandalore, Narayanaswamy, ATM Forum/98-0807) runs two
+configurations for every allowed Nrm: the two-source transient of Figure 4
+(``scenarios/seed003/transient.toml``) and the upstream-bottleneck fairness configuration of Figure
+5 (``scenarios/seed003/fairness.toml``), and plots the sources' ACR, the bottleneck utilization and
+the switch queue (Figures 6-11). The references are in ``reference/seed003.toml``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..result import Result
+from . import Experiment, Row, RunSpec
+from .analysis import series_of, settle_time, window_mean
+from .maxmin import max_min_fair
+
+SCENARIOS = {"transient": "seed003/transient.toml", "fairness": "seed003/fairness.toml"}
+NRM_QUICK = (8, 32, 256)
+NRM_ALL = (2, 4, 8, 16, 32, 64, 128, 256)
+
+#: per configuration, per phase: (time of the change that starts the phase, end of the phase,
+#: (start, end) of the window whose mean ACR is the phase's settled value)
+PHASES: dict[str, dict[str, tuple[float, float, tuple[float, float]]]] = {
+    "transient": {
+        "alone": (0.5, 0.7, (0.65, 0.70)),   # s1 starts at 0.5 s; s2 starts at 0.7 s
+        "both": (0.7, 0.9, (0.85, 0.90)),    # s2 on from 0.7 s to 0.9 s
+        "after": (0.9, 1.5, (1.40, 1.50)),   # s2 stopped; run ends at 1.5 s
+    },
+    "fairness": {
+        "settled": (0.5, 1.0, (0.95, 1.00)),  # all start at 0.5 s; run ends at 1.0 s
+    },
+}
+PHASE_LABEL = {"alone": "alone", "both": "both sending", "after": "after s2 stops", "settled": "from start"}
+SETTLE_TOLERANCE = 0.05
+
+#: sources whose ACR is plotted, bottleneck port (utilization, queue), seed figure numbers by Nrm
+PLOT = {
+    "transient": (["s1", "s2"], "Sw1->Sw2", {8: 6, 32: 7, 256: 8}, "Two-source transient configuration"),
+    "fairness": (["c1", "c16", "c17"], "Sw2->Sw3", {8: 9, 32: 10, 256: 11}, "Upstream-bottleneck fairness configuration"),
+}
+
+def _w(config: str, phase: str) -> str:
+    lo, hi = PHASES[config][phase][2]
+    return f"{lo:.2f}-{hi:.2f} s"
+
+
+METHOD = f"""
+- **Settled ACR**: the mean of the ACR samples (series `abr_sources`, every 0.5 ms) over the last
+  part of each phase: transient, s1 alone {_w('transient', 'alone')}, both sources
+  {_w('transient', 'both')}, s1 after s2 stopped {_w('transient', 'after')}; fairness
+  {_w('fairness', 'settled')}.
+- **Settle time**: from the change that starts the phase (s1 starts 0.5 s, s2 starts 0.7 s, s2
+  stops 0.9 s; fairness: all start 0.5 s) to the first sample from which the ACR stays within
+  {SETTLE_TOLERANCE:.0%} of *our* settled value of that phase until the phase ends; `n/a` if it is
+  outside the band at the phase's end. The seed gives no number, only the ordering (faster for
+  smaller Nrm), which the `all` rows check.
+- **Max-min fair rates** (fairness): water-filling (`atmsim.reproduce.maxmin`) on the seed's
+  network: both trunks at ERICA's target, 0.9 x 155.52 = 139.968 Mb/s; sources 1..15 limited to
+  10 Mb/s, 16 and 17 unlimited. Sw1->Sw2 carries 15 x 10 = 150 > 139.968 Mb/s, so each of c1..c15
+  is entitled to 9.331 Mb/s, and c16, c17 to (139.968 - 9.331) / 2 = 65.318 Mb/s.
+- **RM overhead**: `rm_overhead` of the connection in `summary.json` (RM cells / all cells it
+  sent), against 1/Nrm from TM 4.0's "one RM cell after every Nrm-1 cells".
+- **Load factor z**: mean over the averaging intervals (series `abr_ports`) ending in the window.
+- **Max queue**: `max_queue_cells` of the port (exact) over the whole run; the seed only plots it.
+- Scenario choices the seed leaves open are stated in the scenario files' descriptions (link
+  lengths 767 km for the 23 ms round trip, ICR 150 Mb/s, s2 on for exactly 0.2 s, 10 Mb/s CBR feed
+  for sources 1..15, unbounded switch buffers).
+"""
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    nrms = NRM_QUICK if quick else NRM_ALL
+    return [
+        RunSpec(
+            name=f"{config}-nrm{nrm}",
+            scenario=SCENARIOS[config],
+            abr={"nrm": nrm},
+            params={"config": config, "nrm": nrm},
+        )
+        for config in ("transient", "fairness")
+        for nrm in nrms
+    ]
+
+
+# ------------------------------------------------------------------------------------ comparison
+
+
+def maxmin_rates(reference: Mapping[str, Any], name: str) -> dict[str, float]:
+    """Max-min fair rates of the ``[maxmin.NAME]`` network of the reference data."""
+    params = reference["parameters"]
+    spec = reference["maxmin"][name]
+    capacity = params["target_utilization"] * params["link_rate_mbps"]
+    capacities = {link: capacity for link in spec["links"]}
+    demands = {c: params["source_limit_mbps"] for c in spec["demands"]["source_limited"]}
+    return max_min_fair(capacities, spec["paths"], demands)
+
+
+def _source(ref: Mapping[str, Any], reference: Mapping[str, Any]) -> str:
+    seed = reference.get("seed_file", "")
+    text = f"{seed}, {ref.get('where', '')}"
+    if ref.get("maxmin"):
+        mm = reference["maxmin"].get("fairness", {})
+        text += f' (max-min of the seed\'s network; "{mm.get("quote", "")}")'
+    if ref.get("quote"):
+        text += f': "{ref["quote"]}"'
+    return text
+
+
+def _acr(result: Result, conn: str) -> tuple[np.ndarray, np.ndarray]:
+    if not result.has_series("abr_sources"):
+        return np.array([]), np.array([])
+    return series_of(result.series("abr_sources"), "connection", conn, "acr_mbps")
+
+
+def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Sequence[RunSpec]) -> list[Row]:
+    rows: list[Row] = []
+    by_config: dict[str, list[RunSpec]] = {}
+    for s in specs:
+        by_config.setdefault(s.params["config"], []).append(s)
+    for config in by_config:
+        by_config[config].sort(key=lambda s: s.params["nrm"])
+    maxmin = {name: maxmin_rates(reference, name) for name in reference.get("maxmin", {})}
+
+    for ref in reference["reference"]:
+        config = ref["config"]
+        source = _source(ref, reference)
+        config_specs = by_config.get(config, [])
+        if "settle" in ref:
+            rows += _settle_rows(ref, config, config_specs, results, source)
+            continue
+        for s in config_specs:
+            r = results[s.name]
+            nrm = s.params["nrm"]
+            published: float | str | None = None
+            if "published" in ref:
+                published = float(ref["published"])
+            elif "maxmin" in ref:
+                published = maxmin[config][ref["maxmin"]]
+            elif "formula" in ref:
+                if ref["formula"] != "1/Nrm":
+                    raise ValueError(f"unknown formula {ref['formula']!r} in reference {ref['id']}")
+                published = 1.0 / nrm
+            ours: float | None
+            digits = 4
+            if "phase" in ref:
+                t, v = _acr(r, ref["connection"])
+                ours = window_mean(t, v, *PHASES[config][ref["phase"]][2])
+            elif "formula" in ref:
+                ours = _get(r.summary, "connections", ref["connection"], "rm_overhead")
+            elif "window" in ref:
+                ours = math.nan
+                if r.has_series("abr_ports"):
+                    t, z = series_of(r.series("abr_ports"), "port", ref["port"], "z")
+                    lo, hi = ref["window"]
+                    sel = (t > lo) & (t <= hi + 1e-12)  # intervals *ending* in the window
+                    ours = float(np.mean(z[sel])) if sel.any() else math.nan
+            elif "port" in ref:
+                ours = _get(r.summary, "ports", ref["port"], "max_queue_cells")
+                digits = 6
+            else:
+                raise ValueError(f"reference {ref['id']} says nothing to measure")
+            rows.append(Row(ref["quantity"], s.name, published, ours, source, digits))
+    return rows
+
+
+def _get(summary: Mapping[str, Any], *keys: str) -> float | None:
+    node: Any = summary
+    for k in keys:
+        if not isinstance(node, Mapping) or k not in node:
+            return None
+        node = node[k]
+    return float(node) if isinstance(node, (int, float)) else None
+
+
+def _settle_rows(
+    ref: Mapping[str, Any], config: str, specs: Sequence[RunSpec], results: Mapping[str, Result], source: str
+) -> list[Row]:
+    rows: list[Row] = []
+    for conn, phase in ref["settle"]:
+        t_change, t_end, window = PHASES[config][phase]
+        times: list[tuple[int, float]] = []
+        for s in specs:
+            t, v = _acr(results[s.name], conn)
+            settled = window_mean(t, v, *window)
+            st = settle_time(t, v, t_change, t_end, settled, SETTLE_TOLERANCE)
+            times.append((s.params["nrm"], st))
+            rows.append(Row(f"{conn} settle time, {PHASE_LABEL[phase]} (ms)", s.name, None, st * 1e3, source, 3))
+        if len(times) > 1:
+            seq = [x if math.isfinite(x) else math.inf for _, x in times]  # by increasing Nrm
+            ok = all(a <= b for a, b in zip(seq, seq[1:]))
+            detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
+            rows.append(
+                Row(
+                    f"{conn} settle time, {PHASE_LABEL[phase]}: ordering by Nrm",
+                    f"{config}-all",
+                    str(ref.get("qualitative", "")),
+                    f"{'yes' if ok else 'no'} ({detail} ms)",
+                    source,
+                )
+            )
+    return rows
+
+
+# ------------------------------------------------------------------------------------ plots
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    for s in specs:
+        out.append(_run_figure(results[s.name], s, directory / f"{s.name}.png"))
+    for config, (sources, _, _, title) in PLOT.items():
+        cs = sorted((s for s in specs if s.params["config"] == config), key=lambda s: s.params["nrm"])
+        if len(cs) > 1:
+            out.append(_by_nrm(results, cs, sources[0], title, directory / f"{config}-{sources[0]}-acr-by-nrm.png"))
+    return out
+
+
+def _run_figure(result: Result, spec: RunSpec, path: Path) -> Path:
+    config, nrm = spec.params["config"], spec.params["nrm"]
+    sources, port, figs, title = PLOT[config]
+    active = _active_periods(spec, float(result.summary.get("sim_time_s") or 0.0))
+    fig = _figure(9.0, 9.0)
+    ax_acr, ax_util, ax_q = fig.subplots(3, 1, sharex=True)
+    for conn in sources:
+        t, v = _acr(result, conn)
+        lo, hi = active.get(conn, (0.0, math.inf))
+        v = np.where((t >= lo) & (t <= hi + 1e-9), v, np.nan)  # ACR only while the source sends
+        ax_acr.plot(t, v, label=conn, linewidth=1.0)
+    ax_acr.set_ylabel("ACR (Mb/s)")
+    ax_acr.set_ylim(bottom=0)
+    ax_acr.legend(fontsize="small")
+    ports = result.series("ports") if result.has_series("ports") else None
+    if ports is not None:
+        t, u = series_of(ports, "port", port, "utilization")
+        ax_util.plot(t, u, color="tab:green", linewidth=1.0)
+        t, q = series_of(ports, "port", port, "queue_cells")
+        ax_q.plot(t, q, color="tab:red", linewidth=1.0)
+    ax_util.set_ylabel(f"utilization {port}")
+    ax_util.set_ylim(0, 1.05)
+    ax_q.set_ylabel(f"queue {port} (cells)")
+    ax_q.set_xlabel("simulated time (s)")
+    first = min((lo for lo, _ in active.values()), default=0.0)
+    ax_q.set_xlim(max(0.0, first - 0.05), None)  # the seed's first 0.5 s is connection set-up
+    for ax in (ax_acr, ax_util, ax_q):
+        ax.grid(True, alpha=0.3)
+    ref = f" (cf. seed 003 Figure {figs[nrm]})" if nrm in figs else ""
+    ax_acr.set_title(f"{title}, Nrm={nrm}{ref}")
+    fig.savefig(path)
+    return path
+
+
+def _active_periods(spec: RunSpec, end: float) -> dict[str, tuple[float, float]]:
+    """``{connection: (start_s, stop_s)}`` of the run's sources (from its scenario)."""
+    from . import _resolve
+
+    doc, _ = _resolve(spec)
+    out = {}
+    for c in doc.get("connections") or []:
+        src = c.get("source") or {}
+        out[c["name"]] = (float(src.get("start_s", 0.0)), float(src.get("stop_s", end)))
+    return out
+
+
+def _by_nrm(results: Mapping[str, Result], specs: Sequence[RunSpec], conn: str, title: str, path: Path) -> Path:
+    fig = _figure(9.0, 4.5)
+    ax = fig.add_subplot()
+    first = math.inf
+    for s in specs:
+        t, v = _acr(results[s.name], conn)
+        lo, hi = _active_periods(s, math.inf).get(conn, (0.0, math.inf))
+        first = min(first, lo)
+        v = np.where((t >= lo) & (t <= hi + 1e-9), v, np.nan)
+        ax.plot(t, v, label=f"Nrm={s.params['nrm']}", linewidth=1.0)
+    if math.isfinite(first):
+        ax.set_xlim(max(0.0, first - 0.05), None)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(f"ACR of {conn} (Mb/s)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", ncol=2)
+    ax.set_title(f"{title}: ACR of {conn} for each Nrm")
+    fig.savefig(path)
+    return path
+
+
+EXPERIMENT = Experiment(
+    name="seed003",
+    title="seed003: effect of the RM cell interval (Nrm) on ABR feedback (seed 003, ATM Forum/98-0807)",
+    seed_file="003_292a67b7518dce36.txt",
+    runs=runs,
+    compare=compare,
+    plots=plots,
+    method=METHOD,
+)

@@ -1,0 +1,173 @@
+"""`atmsim reproduce`: the shared mechanism and the seed003 experiment."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+import atmsim
+from atmsim import reproduce as rep
+from atmsim.cli import main
+from atmsim.errors import ScenarioError
+from atmsim.reproduce import seed003
+
+from conftest import REPO
+
+SEED003 = REPO / "scenarios" / "seed003"
+
+
+def test_registry_and_reference_data() -> None:
+    assert "seed003" in rep.experiment_names()
+    exp = rep.get_experiment("seed003")
+    ref = rep.load_reference(exp)
+    assert (REPO.parent / "shared" / "seeds" / ref["seed_file"]).name == exp.seed_file
+    ids = [r["id"] for r in ref["reference"]]
+    assert len(ids) == len(set(ids))
+    for r in ref["reference"]:
+        assert r["config"] in seed003.SCENARIOS, r
+        assert r.get("where"), r
+        kinds = [k for k in ("published", "maxmin", "formula", "settle", "port") if k in r]
+        assert kinds, f"reference {r['id']} has no value and nothing to measure"
+        if "published" in r or "maxmin" in r or "formula" in r:
+            assert r.get("quote"), f"reference {r['id']} has a value but no quote"
+    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: seed003"):
+        rep.get_experiment("nope")
+
+
+def test_quick_and_full_run_lists() -> None:
+    quick = seed003.runs(True)
+    full = seed003.runs(False)
+    assert sorted({s.params["nrm"] for s in quick}) == [8, 32, 256]
+    assert sorted({s.params["nrm"] for s in full}) == [2, 4, 8, 16, 32, 64, 128, 256]
+    assert {s.params["config"] for s in full} == {"transient", "fairness"}
+    assert len(full) == 16 and len(quick) == 6
+
+
+def test_abr_keys_reach_every_abr_connection() -> None:
+    spec = rep.RunSpec("t", "seed003/fairness.toml", abr={"nrm": 8})
+    doc, _ = rep._resolve(spec)
+    assert [c["abr"]["nrm"] for c in doc["connections"]] == [8] * 17
+
+
+def test_seed003_scenarios_take_nrm_from_set() -> None:
+    doc, _ = atmsim.load_scenario(SEED003 / "transient.toml", ["connections.s1.abr.nrm=8"])
+    assert doc["connections"][0]["abr"]["nrm"] == 8 and doc["connections"][1]["abr"]["nrm"] == 32
+    with pytest.raises(ScenarioError) as e:
+        atmsim.load_scenario(SEED003 / "transient.toml", ["connections.s1.abr.nrm=7"])
+    assert e.value.file == "--set" and e.value.path == "connections[0].abr.nrm"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(SEED003.glob("*.toml")) + sorted((REPO / "scenarios" / "examples").glob("abr-*.toml")), ids=lambda p: p.name
+)
+def test_abr_scenarios_validate_and_cite(path: Path) -> None:
+    doc, _ = atmsim.load_scenario(path)
+    assert doc["description"]
+    if path.parent.name == "seed003":
+        assert "Seed 003" in doc["description"] and "ATM Forum/98-0807" in doc["description"]
+    assert any(c["category"] == "abr" for c in doc["connections"])
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_reproduce_seed003_quick_cli(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "rep"
+    assert main(["reproduce", "seed003", "--quick", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {out}" in captured.out
+    assert "quantity" in captured.out and "published" in captured.out
+    assert "[6/6]" in captured.err
+    report = (out / "report.md").read_text()
+    assert "003_292a67b7518dce36.txt" in report and "| quantity | run | published | ours | difference | source |" in report
+    rows = _read_csv(out / "comparison.csv")
+    assert list(rows[0]) == list(rep.COLUMNS)
+    runs = {r["run"] for r in rows}
+    assert {"transient-nrm8", "transient-nrm32", "transient-nrm256", "fairness-nrm8", "fairness-nrm256"} <= runs
+    by = {(r["quantity"], r["run"]): r for r in rows}
+    # published values come from the seed text / max-min formula, never from our outputs
+    assert float(by[("s1 settled ACR, alone (Mb/s)", "transient-nrm32")]["published"]) == 140.0
+    assert float(by[("s1 settled ACR, with s2 (Mb/s)", "transient-nrm8")]["published"]) == 70.0
+    assert float(by[("c1 settled ACR (Mb/s)", "fairness-nrm32")]["published"]) == pytest.approx(9.3312)
+    assert float(by[("c16 settled ACR (Mb/s)", "fairness-nrm32")]["published"]) == pytest.approx(65.3184)
+    assert float(by[("s1 RM overhead (RM cells / cells sent)", "transient-nrm8")]["published"]) == 0.125
+    # every measured value is there, and the difference is ours - published
+    for r in rows:
+        if r["published"] and r["ours"] and r["difference"]:
+            assert float(r["difference"]) == pytest.approx(float(r["ours"]) - float(r["published"]))
+        assert r["source"].startswith("003_292a67b7518dce36.txt")
+    for q in ("s1 settled ACR, alone (Mb/s)", "c1 settled ACR (Mb/s)", "s1 RM overhead (RM cells / cells sent)"):
+        for nrm in (8, 32, 256):
+            run = ("transient" if q.startswith("s1") else "fairness") + f"-nrm{nrm}"
+            assert by[(q, run)]["ours"] != "", (q, run)
+    # the RM overhead the sources measure is 1/Nrm (TM 4.0 rule 3a)
+    for nrm in (8, 32, 256):
+        assert float(by[("s1 RM overhead (RM cells / cells sent)", f"transient-nrm{nrm}")]["ours"]) == pytest.approx(1 / nrm, rel=0.02)
+    # plots: one per run (Figures 6-11) and the by-Nrm overlays; the runs' results
+    for name in ("transient-nrm8", "transient-nrm32", "transient-nrm256", "fairness-nrm8", "fairness-nrm32", "fairness-nrm256"):
+        assert (out / "plots" / f"{name}.png").stat().st_size > 0
+        summary = json.loads((out / "runs" / name / "summary.json").read_text())
+        assert (out / "runs" / name / "abr_sources.parquet").is_file()
+        assert summary["connections"]["s1" if name.startswith("t") else "c1"]["acr_final_mbps"] > 0
+    assert (out / "plots" / "transient-s1-acr-by-nrm.png").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".rep.")], "temporary directories left"
+
+
+def _short_runs() -> list[rep.RunSpec]:
+    """Two shortened seed003 runs (transient to 0.8 s, fairness to 0.6 s)."""
+    return [
+        rep.RunSpec("transient-nrm32", "seed003/transient.toml", {"run.duration_s": 0.8}, {"nrm": 32}, {"config": "transient", "nrm": 32}),
+        rep.RunSpec("fairness-nrm32", "seed003/fairness.toml", {"run.duration_s": 0.6}, {"nrm": 32}, {"config": "fairness", "nrm": 32}),
+    ]
+
+
+def test_reproduce_parallel_matches_sequential(tmp_path: Path) -> None:
+    a = rep.reproduce("seed003", out=tmp_path / "a", jobs=1, runs=_short_runs())
+    b = rep.reproduce("seed003", out=tmp_path / "b", jobs=2, runs=_short_runs())
+    strip = lambda rows: [(r.quantity, r.run, r.published, str(r.ours)) for r in rows]  # noqa: E731
+    assert strip(a.rows) == strip(b.rows)
+    assert (tmp_path / "b" / "report.md").is_file() and (tmp_path / "b" / "comparison.csv").is_file()
+
+
+def test_failed_reproduction_keeps_earlier_output(tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "rep"
+    rep.reproduce("seed003", out=out, runs=_short_runs()[:1])
+    before = (out / "comparison.csv").read_text()
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    exp = rep.get_experiment("seed003")
+    monkeypatch.setattr(seed003, "EXPERIMENT", rep.replace(exp, plots=boom))
+    with pytest.raises(KeyboardInterrupt):
+        rep.reproduce("seed003", out=out, runs=_short_runs()[:1])
+    assert (out / "comparison.csv").read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"], "temporary directories left"
+
+
+def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "rep"
+    bad = [rep.RunSpec("x", "seed003/transient.toml", {}, {"nrm": 12}, {"config": "transient", "nrm": 12})]
+    with pytest.raises(ScenarioError) as e:
+        rep.reproduce("seed003", out=out, runs=bad)
+    assert e.value.path == "connections[0].abr.nrm"
+    assert not out.exists() and not list(tmp_path.iterdir())
+    assert main(["reproduce", "nope", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: seed003"
+    assert main(["reproduce", "seed003", "--jobs", "0", "--out", str(out)]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
+    assert not out.exists()
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    assert main(["reproduce", "seed003", "--quick", "--out", str(afile)]) == 2
+    assert capsys.readouterr().err.strip() == f"atmsim: error: {afile}: output path exists and is not a directory"
+
+
+def test_list(capsys) -> None:
+    assert main(["reproduce", "--list"]) == 0
+    assert capsys.readouterr().out.startswith("seed003: ")
