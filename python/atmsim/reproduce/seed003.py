@@ -195,13 +195,14 @@ def _settle_rows(
         if len(times) > 1:
             seq = [x if math.isfinite(x) else math.inf for _, x in times]  # by increasing Nrm
             ok = all(a <= b for a, b in zip(seq, seq[1:]))
+            verdict = "n/a (never settled)" if all(math.isinf(x) for x in seq) else ("yes" if ok else "no")
             detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
             rows.append(
                 Row(
                     f"{conn} settle time, {PHASE_LABEL[phase]}: ordering by Nrm",
                     f"{config}-all",
                     str(ref.get("qualitative", "")),
-                    f"{'yes' if ok else 'no'} ({detail} ms)",
+                    f"{verdict} ({detail} ms)",
                     source,
                 )
             )
