@@ -209,7 +209,9 @@ pub struct AbrSchemeSpec {
     pub ccr: Option<CcrSource>,
     /// ERICA/ERICA+: overload threshold delta of step 9 (z > 1 + delta), >= 0 (default 0.1).
     pub delta: Option<f64>,
-    /// ERICA/ERICA+: give each VC at most one new feedback per averaging interval (default false).
+    /// ERICA/ERICA+: give each VC at most one new feedback per averaging interval; later BRMs of
+    /// the VC in the same interval carry the same ER (default true: seed 003 section 3, "the
+    /// switch gives at most one new feedback per source in any averaging interval").
     pub one_feedback_per_interval: Option<bool>,
     /// ERICA+: target queueing delay T0, us (> 0, default 500).
     pub t0_us: Option<f64>,

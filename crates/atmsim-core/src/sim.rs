@@ -214,7 +214,7 @@ fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             basic: a.variant == Some(EricaVariant::Basic),
             measured_ccr: a.ccr == Some(CcrSource::Measured),
             delta: a.delta.unwrap_or(0.1),
-            one_feedback: a.one_feedback_per_interval.unwrap_or(false),
+            one_feedback: a.one_feedback_per_interval.unwrap_or(true),
             t0_s: a.t0_us.unwrap_or(500.0) * 1e-6,
             a: a.a.unwrap_or(1.15),
             b: a.b.unwrap_or(1.05),

@@ -186,10 +186,12 @@ fn water_fill_by_hand() {
 fn parking_lot_settles_at_max_min_rates() {
     // S1 -> S2 -> S3 -> S4 (links L0 = S1-S2 at 149.76, L1 = S2-S3 at 100, L2 = S3-S4 at 149.76)
     // long: S1..S4; a: S1..S2; b: S2..S3 (twice); c: S3..S4, limited to 20 Mb/s by its source
+    // delta = 0: without the tolerance band of step 9 ERICA converges to the max-min point itself
+    // (with delta > 0 an unconstrained link may carry up to (1 + delta) x its target)
     let caps = [C, 100.0, C];
     let conns = [("long", 0usize, 3usize, None), ("a", 0, 1, None), ("b1", 1, 2, None), ("b2", 1, 2, None), ("c", 2, 3, Some(20.0))];
     let sw = ["S1", "S2", "S3", "S4"];
-    let mut nodes: Vec<Value> = sw.iter().map(|s| json!({"name": s, "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002}})).collect();
+    let mut nodes: Vec<Value> = sw.iter().map(|s| json!({"name": s, "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0}})).collect();
     let mut links: Vec<Value> = (0..3).map(|l| json!({"a": sw[l], "b": sw[l + 1], "rate_mbps": caps[l], "length_km": 200.0})).collect();
     let mut cs = vec![];
     let mut paths = vec![];
