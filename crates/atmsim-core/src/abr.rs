@@ -406,6 +406,8 @@ pub struct IntervalRecord {
     pub target: f64,
     /// The largest ER the port gave in the interval (MaxAllocCurrent), Mb/s.
     pub er_max: f64,
+    /// ABR cells waiting at the port when the interval ended.
+    pub abr_queue: u32,
 }
 
 impl Erica {
@@ -481,7 +483,7 @@ impl Erica {
             self.fair_sum += self.fair;
             self.cap_sum += self.abr_capacity;
         }
-        Some(IntervalRecord { z: self.z, fair: self.fair, abr_capacity: self.abr_capacity, input: self.input, target: self.target, er_max })
+        Some(IntervalRecord { z: self.z, fair: self.fair, abr_capacity: self.abr_capacity, input: self.input, target: self.target, er_max, abr_queue })
     }
 
     /// Steps 8-13 for a backward RM cell of the VC whose forward flow is `flow`: the ER to write.

@@ -217,4 +217,5 @@ pub struct Series {
     pub abr_input_mbps: Vec<f64>,
     pub abr_target_mbps: Vec<f64>,
     pub abr_er_max_mbps: Vec<f64>,
+    pub abr_queue_cells: Vec<u32>,
 }

@@ -681,6 +681,9 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
     let pcr = a.pcr_mbps.unwrap_or(first_rate);
     if let Some(v) = a.pcr_mbps {
         positive(&format!("{p}.pcr_mbps"), v)?;
+        if v > first_rate {
+            return Err(ScenarioError::new(format!("{p}.pcr_mbps"), format!("must be <= the rate of the connection's first link ({first_rate} Mb/s), got {v}")));
+        }
     }
     let mcr = a.mcr_mbps.unwrap_or(0.0);
     non_negative(&format!("{p}.mcr_mbps"), mcr)?;

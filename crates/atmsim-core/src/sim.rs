@@ -716,6 +716,7 @@ impl Simulation {
             s.abr_input_mbps.push(r.input);
             s.abr_target_mbps.push(r.target);
             s.abr_er_max_mbps.push(r.er_max);
+            s.abr_queue_cells.push(r.abr_queue);
         }
         let d = e.deadline;
         if d < self.end {

@@ -100,6 +100,7 @@ impl Simulation {
             d.set_item("input_mbps", &s.abr_input_mbps)?;
             d.set_item("target_mbps", &s.abr_target_mbps)?;
             d.set_item("er_max_mbps", &s.abr_er_max_mbps)?;
+            d.set_item("abr_queue_cells", &s.abr_queue_cells)?;
             out.set_item("abr_ports", d)?;
         }
         Ok(out)
