@@ -18,6 +18,9 @@
 //!   models (CBR, persistent, ON-OFF).
 //! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
 //!   ERICA+ port schemes.
+//! - [`policing`]: GCRA (I.371) in both forms, single and dual, UPC (discard or tag), traffic
+//!   mapping to PCR/SCR/MBS (seed 001 Table 7), Erlang-B, effective bandwidth and port CAC,
+//!   SECBR/CER/CLR/CMR block counting.
 //! - [`metrics`]: counters, drop reasons, the summary and the columnar time series.
 //! - [`scenario`]: the scenario model (serde + JSON Schema), strict parsing and validation with
 //!   key paths.
@@ -29,6 +32,7 @@
 pub mod abr;
 pub mod engine;
 pub mod metrics;
+pub mod policing;
 pub mod scenario;
 pub mod sim;
 pub mod time;

@@ -40,6 +40,73 @@ pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
     DropReason::ALL.iter().map(|r| (r.name(), d[*r as usize])).collect()
 }
 
+/// A log-linear histogram of delays in picoseconds: exact below 128 ps, then 64 bins per power of
+/// two (relative bin width at most 1/64), 3,776 bins over the whole u64 range. Used for delay
+/// quantiles (1-point CDV, ITU-T I.356) without storing every delay.
+#[derive(Clone, Debug)]
+pub struct DelayHistogram {
+    counts: Vec<u32>,
+    total: u64,
+}
+
+impl Default for DelayHistogram {
+    fn default() -> Self {
+        DelayHistogram { counts: vec![0; Self::BINS], total: 0 }
+    }
+}
+
+impl DelayHistogram {
+    pub const BINS: usize = 59 * 64;
+
+    #[inline]
+    fn bin(v: u64) -> usize {
+        if v < 128 {
+            v as usize
+        } else {
+            let e = 63 - v.leading_zeros() - 6;
+            e as usize * 64 + (v >> e) as usize
+        }
+    }
+
+    /// Lowest and highest value of a bin.
+    fn range(i: usize) -> (u64, u64) {
+        if i < 128 {
+            (i as u64, i as u64)
+        } else {
+            let e = (i / 64 - 1) as u32;
+            let m = (i - e as usize * 64) as u64;
+            (m << e, ((m + 1) << e) - 1)
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.counts[Self::bin(v)] += 1;
+        self.total += 1;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    /// The q-quantile (0 < q <= 1): the upper edge of the bin holding the ceil(q x n)-th value,
+    /// so the estimate is never below the true quantile and at most 1/64 above it.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        if self.total == 0 {
+            return None;
+        }
+        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c as u64;
+            if seen >= rank {
+                return Some(Self::range(i).1);
+            }
+        }
+        None
+    }
+}
+
 /// Per output port, from the end of warm-up.
 #[derive(Clone, Debug, Default)]
 pub struct PortStats {
@@ -78,6 +145,7 @@ pub struct FlowStats {
     pub ctd_sum: u128,
     pub ctd_max: u64,
     pub ctd_min: u64,
+    pub ctd_hist: DelayHistogram,
     /// Never reset: for the time series.
     pub rx_total: u64,
     pub sample_rx: u64,
@@ -101,6 +169,7 @@ impl FlowStats {
             ctd_sum: 0,
             ctd_max: 0,
             ctd_min: u64::MAX,
+            ctd_hist: DelayHistogram::default(),
             rx_total: 0,
             sample_rx: 0,
         }
@@ -157,6 +226,10 @@ pub struct ConnectionSummary {
     pub ctd_max_us: Option<f64>,
     pub ctd_min_us: Option<f64>,
     pub cdv_p2p_us: Option<f64>,
+    /// 99.9th percentile of the cell transfer delay (log-linear histogram, at most 1/64 high).
+    pub ctd_p999_us: Option<f64>,
+    /// 1-point CDV (ITU-T I.356): the 1e-3 upper quantile of CTD minus the minimum CTD.
+    pub cdv_p999_us: Option<f64>,
     pub clr: f64,
     pub drops: BTreeMap<&'static str, u64>,
     pub drops_by_port: BTreeMap<String, u64>,
@@ -218,4 +291,39 @@ pub struct Series {
     pub abr_target_mbps: Vec<f64>,
     pub abr_er_max_mbps: Vec<f64>,
     pub abr_queue_cells: Vec<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DelayHistogram;
+
+    #[test]
+    fn histogram_bins_are_contiguous_and_tight() {
+        let mut last_hi = None;
+        for i in 0..DelayHistogram::BINS {
+            let (lo, hi) = DelayHistogram::range(i);
+            if let Some(h) = last_hi {
+                assert_eq!(lo, h + 1, "bin {i}");
+            }
+            assert_eq!(DelayHistogram::bin(lo), i);
+            assert_eq!(DelayHistogram::bin(hi), i);
+            assert!((hi - lo) as f64 <= lo as f64 / 64.0 + 1.0);
+            last_hi = Some(hi);
+        }
+        assert_eq!(last_hi, Some(u64::MAX));
+    }
+
+    #[test]
+    fn quantiles_of_a_uniform_sample() {
+        let mut h = DelayHistogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        for q in [0.5, 0.9, 0.999] {
+            let exact = (q * 100_000.0) * 1000.0;
+            let got = h.quantile(q).unwrap() as f64;
+            assert!(got >= exact && got <= exact * (1.0 + 1.0 / 64.0) + 1.0, "q {q}: {got} vs {exact}");
+        }
+        assert_eq!(h.quantile(1.0).unwrap(), DelayHistogram::range(DelayHistogram::bin(100_000_000)).1);
+    }
 }

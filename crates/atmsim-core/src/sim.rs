@@ -874,6 +874,7 @@ impl Simulation {
             st.ctd_sum += d as u128;
             st.ctd_max = st.ctd_max.max(d);
             st.ctd_min = st.ctd_min.min(d);
+            st.ctd_hist.record(d);
         }
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
@@ -1073,6 +1074,8 @@ impl Simulation {
                     ctd_max_us: got.then(|| us(s.ctd_max)),
                     ctd_min_us: got.then(|| us(s.ctd_min)),
                     cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
+                    ctd_p999_us: s.ctd_hist.quantile(0.999).map(|q| us(q.min(s.ctd_max))),
+                    cdv_p999_us: s.ctd_hist.quantile(0.999).map(|q| us(q.min(s.ctd_max) - s.ctd_min)),
                     clr: if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 },
                     drops: drops_map(&s.drops),
                     drops_by_port: f
