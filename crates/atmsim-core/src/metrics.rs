@@ -17,19 +17,26 @@ pub enum DropReason {
     LinkLoss = 3,
     /// Its header was corrupted on a link into another connection's (the impairment model).
     Misinserted = 4,
+    /// Discarded by usage parameter control at the network ingress.
+    UpcDiscard = 5,
+    /// A CLP = 1 cell met a queue above the port's selective-discard threshold.
+    Clp1Threshold = 6,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 7;
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::PortBufferFull,
         DropReason::ClassBufferFull,
         DropReason::SharedBufferFull,
         DropReason::LinkLoss,
         DropReason::Misinserted,
+        DropReason::UpcDiscard,
+        DropReason::Clp1Threshold,
     ];
     pub fn name(self) -> &'static str {
-        ["port_buffer_full", "class_buffer_full", "shared_buffer_full", "link_loss", "misinserted"][self as usize]
+        ["port_buffer_full", "class_buffer_full", "shared_buffer_full", "link_loss", "misinserted", "upc_discard", "clp1_threshold"]
+            [self as usize]
     }
 }
 
@@ -131,6 +138,9 @@ pub struct FlowStats {
     pub rm_sent: u64,
     /// Delivered cells whose payload was errored on a link.
     pub errored: u64,
+    /// Cells delivered and dropped while carrying CLP = 0 (for CLR of the CLP = 0 stream).
+    pub delivered_clp0: u64,
+    pub dropped_clp0: u64,
     /// Cells of other connections delivered here through a corrupted header, after warm-up.
     pub misinserted: u64,
     pub delivered: u64,
@@ -157,6 +167,8 @@ impl FlowStats {
             sent: 0,
             rm_sent: 0,
             errored: 0,
+            delivered_clp0: 0,
+            dropped_clp0: 0,
             misinserted: 0,
             delivered: 0,
             dropped: 0,
@@ -243,6 +255,20 @@ pub struct ConnectionSummary {
     pub cells_misinserted: u64,
     /// Cell misinsertion rate: misinserted cells per second of the measurement window.
     pub cmr_per_s: f64,
+    /// CLR of the cells that still had CLP = 0 when delivered or lost (CLR0, I.356).
+    pub clr_clp0: f64,
+    /// Severely errored cell block ratio (blocks of `qos.secb_block_cells`, seed 001 section 4.2).
+    pub secbr: f64,
+    /// UPC: cells policed, tagged and discarded (absent without UPC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upc_cells: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upc_tagged: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upc_discarded: Option<u64>,
+    /// Requested QoS (`qos` table) against the measurement: which objectives were met.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_met: Option<BTreeMap<&'static str, bool>>,
     /// ABR sources: ACR at the end, Mb/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acr_final_mbps: Option<f64>,

@@ -151,6 +151,9 @@ pub struct NodeSpec {
     /// ABR feedback scheme of every output port of this switch.
     #[serde(default)]
     pub abr: Option<AbrSchemeSpec>,
+    /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells.
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
 }
 
 /// ABR feedback schemes of a switch output port (SPEC-ABR.md "Switch feedback schemes").
@@ -245,6 +248,9 @@ pub struct PortSpec {
     /// ABR feedback scheme of this port (overrides the node's).
     #[serde(default)]
     pub abr: Option<AbrSchemeSpec>,
+    /// Selective discard threshold for CLP = 1 cells (overrides the node's).
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
 }
 
 /// A buffer shared by several output ports of one node (seed 004: one buffer per port pair).
@@ -323,6 +329,90 @@ pub struct ConnectionSpec {
     /// ABR source parameters (TM 4.0 section 5.10); required for category "abr".
     #[serde(default)]
     pub abr: Option<AbrSpec>,
+    /// Traffic contract (seed 001 section 2.3; TM 4.0 section 4.5).
+    #[serde(default)]
+    pub contract: Option<ContractSpec>,
+    /// Usage parameter control at the first switch (ITU-T I.371); needs `contract`.
+    #[serde(default)]
+    pub upc: Option<UpcSpec>,
+    /// Requested QoS and the SECBR block definition (seed 001 section 4.2).
+    #[serde(default)]
+    pub qos: Option<QosSpec>,
+}
+
+/// A connection's traffic descriptor.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContractSpec {
+    /// Peak cell rate, Mb/s of 53-byte cells (> 0).
+    pub pcr_mbps: f64,
+    /// Cell delay variation tolerance, us (>= 0, default 0).
+    #[serde(default)]
+    pub cdvt_us: f64,
+    /// Sustainable cell rate, Mb/s (VBR only; <= PCR).
+    #[serde(default)]
+    pub scr_mbps: Option<f64>,
+    /// Maximum burst size, cells (VBR only; >= 1). BT = (MBS - 1)(1/SCR - 1/PCR).
+    #[serde(default)]
+    pub mbs_cells: Option<i64>,
+}
+
+/// What UPC does with non-conforming cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UpcActionSpec {
+    /// Drop the cell.
+    Discard,
+    /// Set CLP = 1 and let it through.
+    Tag,
+}
+
+/// Which GCRA form UPC runs (I.371; both give the same decisions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GcraFormSpec {
+    VirtualScheduling,
+    LeakyBucket,
+}
+
+/// Usage parameter control settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpcSpec {
+    /// Action on cells failing the PCR bucket (default "discard").
+    #[serde(default)]
+    pub pcr_action: Option<UpcActionSpec>,
+    /// Action on cells failing the SCR bucket (default "tag").
+    #[serde(default)]
+    pub scr_action: Option<UpcActionSpec>,
+    /// GCRA form (default "virtual_scheduling").
+    #[serde(default)]
+    pub form: Option<GcraFormSpec>,
+    /// Police only CLP = 0 cells on the SCR bucket (default true, VBR.2/VBR.3); false: CLP = 0+1 (VBR.1).
+    #[serde(default)]
+    pub scr_clp0_only: Option<bool>,
+}
+
+/// Requested QoS of a connection, checked against the measurement after the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QosSpec {
+    /// Maximum cell transfer delay, us (> 0).
+    #[serde(default)]
+    pub max_ctd_us: Option<f64>,
+    /// Peak-to-peak cell delay variation, us (> 0).
+    #[serde(default)]
+    pub cdv_us: Option<f64>,
+    /// Cell loss ratio, in [0, 1].
+    #[serde(default)]
+    pub clr: Option<f64>,
+    /// Cells per block for SECBR (default 128).
+    #[serde(default)]
+    pub secb_block_cells: Option<i64>,
+    /// A block is severely errored with more than this many errored, lost or misinserted cells
+    /// (default 4).
+    #[serde(default)]
+    pub secb_max_bad: Option<i64>,
 }
 
 /// ABR end-system parameters (TM 4.0 section 5.10; SPEC-ABR.md parameter table).
@@ -499,6 +589,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         if let Some(b) = n.buffer_cells {
             positive_int(&format!("{p}.buffer_cells"), b)?;
         }
+        if let Some(b) = n.clp1_threshold_cells {
+            positive_int(&format!("{p}.clp1_threshold_cells"), b)?;
+        }
         class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
         if let Some(a) = &n.abr {
             validate_scheme(&format!("{p}.abr"), a)?;
@@ -573,6 +666,9 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             if let Some(b) = ps.buffer_cells {
                 positive_int(&format!("{pp}.buffer_cells"), b)?;
             }
+            if let Some(b) = ps.clp1_threshold_cells {
+                positive_int(&format!("{pp}.clp1_threshold_cells"), b)?;
+            }
             class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
             if let Some(a) = &ps.abr {
                 validate_scheme(&format!("{pp}.abr"), a)?;
@@ -635,6 +731,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
         }
         validate_source(&format!("{p}.source"), &c.source)?;
+        validate_contract(&p, c)?;
         match (&c.abr, c.category) {
             (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
             (Some(_), cat) if cat != Category::Abr => {
@@ -668,6 +765,62 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                 return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
             }
             validate_source(&format!("{p}.reverse_source"), rs)?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
+    if let Some(k) = &c.contract {
+        let cp = format!("{p}.contract");
+        positive(&format!("{cp}.pcr_mbps"), k.pcr_mbps)?;
+        non_negative(&format!("{cp}.cdvt_us"), k.cdvt_us)?;
+        let vbr = matches!(c.category, Category::RtVbr | Category::NrtVbr);
+        match (vbr, k.scr_mbps, k.mbs_cells) {
+            (true, None, _) => return Err(ScenarioError::new(format!("{cp}.scr_mbps"), format!("required for category \"{}\"", c.category.name()))),
+            (true, _, None) => return Err(ScenarioError::new(format!("{cp}.mbs_cells"), format!("required for category \"{}\"", c.category.name()))),
+            (false, Some(_), _) => return Err(ScenarioError::new(format!("{cp}.scr_mbps"), "SCR applies to rt-vbr and nrt-vbr only")),
+            (false, _, Some(_)) => return Err(ScenarioError::new(format!("{cp}.mbs_cells"), "MBS applies to rt-vbr and nrt-vbr only")),
+            _ => {}
+        }
+        if let Some(scr) = k.scr_mbps {
+            positive(&format!("{cp}.scr_mbps"), scr)?;
+            if scr > k.pcr_mbps {
+                return Err(ScenarioError::new(format!("{cp}.scr_mbps"), format!("must be <= pcr_mbps ({}), got {scr}", k.pcr_mbps)));
+            }
+        }
+        if let Some(m) = k.mbs_cells {
+            if !(1..=u32::MAX as i64).contains(&m) {
+                return Err(ScenarioError::new(format!("{cp}.mbs_cells"), format!("must be an integer >= 1, got {m}")));
+            }
+        }
+    }
+    if c.upc.is_some() && c.contract.is_none() {
+        return Err(ScenarioError::new(format!("{p}.upc"), "needs a contract to police"));
+    }
+    if c.upc.is_some() && c.route.len() < 3 {
+        return Err(ScenarioError::new(format!("{p}.upc"), "UPC runs at the first switch; the route has none"));
+    }
+    if let Some(q) = &c.qos {
+        let qp = format!("{p}.qos");
+        if let Some(v) = q.max_ctd_us {
+            positive(&format!("{qp}.max_ctd_us"), v)?;
+        }
+        if let Some(v) = q.cdv_us {
+            positive(&format!("{qp}.cdv_us"), v)?;
+        }
+        if let Some(v) = q.clr {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(ScenarioError::new(format!("{qp}.clr"), format!("must be in [0, 1], got {v}")));
+            }
+        }
+        if let Some(v) = q.secb_block_cells {
+            positive_int(&format!("{qp}.secb_block_cells"), v)?;
+        }
+        if let Some(v) = q.secb_max_bad {
+            if !(0..=q.secb_block_cells.unwrap_or(128)).contains(&v) {
+                return Err(ScenarioError::new(format!("{qp}.secb_max_bad"), "must be in 0..=secb_block_cells"));
+            }
         }
     }
     Ok(())

@@ -13,11 +13,15 @@
 
 use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds, RM_DIR};
 use crate::engine::{Event, EventQueue};
+use crate::policing::{BlockCounter, CellOutcome, Contract, GcraForm, ScrStream, Upc, UpcAction, UpcOutcome};
 use crate::metrics::*;
-use crate::scenario::{AbrSchemeSpec, AbrSpec, CcrSource, Category, EricaVariant, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec};
+use crate::scenario::{
+    AbrSchemeSpec, AbrSpec, CcrSource, Category, ConnectionSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
+    UpcActionSpec,
+};
 use crate::time::*;
 use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
-use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_EOF, H_ERR, H_MIS};
+use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS};
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -46,6 +50,8 @@ pub struct Port {
     class_len: [u32; 5],
     limit: u32,
     class_limit: [u32; 5],
+    /// Selective discard: CLP = 1 cells are refused while the queue holds this many.
+    clp1_threshold: u32,
     group: u32,
     pipe: VecDeque<(SimTime, Cell)>,
     /// Propagation + fabric delay of the receiving node.
@@ -113,6 +119,13 @@ pub struct Flow {
     /// cells on, and its flow (the next segment); NONE otherwise.
     vs_endpoint: u32,
     vs_next: u32,
+    /// Usage parameter control at the first switch.
+    upc: Option<Box<Upc>>,
+    /// Requested QoS: max CTD (ps), peak-to-peak CDV (ps), CLR.
+    qos: Option<(Option<u64>, Option<u64>, Option<f64>)>,
+    /// Receiver-side sequence tracking for SECBR, and the block counter.
+    rx_next: Option<u32>,
+    blocks: BlockCounter,
     pub stats: FlowStats,
 }
 
@@ -162,6 +175,30 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             stop,
         )),
     }
+}
+
+fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
+    let (k, u) = (c.contract.as_ref()?, c.upc.as_ref()?);
+    let contract = match (k.scr_mbps, k.mbs_cells) {
+        (Some(scr), Some(mbs)) => Contract::vbr(k.pcr_mbps, us_to_ps(k.cdvt_us), scr, mbs as u32),
+        _ => Contract::cbr(k.pcr_mbps, us_to_ps(k.cdvt_us)),
+    };
+    let action = |a: Option<UpcActionSpec>, d| match a.unwrap_or(d) {
+        UpcActionSpec::Discard => UpcAction::Discard,
+        UpcActionSpec::Tag => UpcAction::Tag,
+    };
+    let form = match u.form {
+        Some(GcraFormSpec::LeakyBucket) => GcraForm::LeakyBucket,
+        _ => GcraForm::VirtualScheduling,
+    };
+    let stream = if u.scr_clp0_only.unwrap_or(true) { ScrStream::Clp0 } else { ScrStream::Clp0Plus1 };
+    Some(Box::new(Upc::from_contract(
+        &contract,
+        form,
+        action(u.pcr_action, UpcActionSpec::Discard),
+        action(u.scr_action, UpcActionSpec::Tag),
+        stream,
+    )))
 }
 
 fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
@@ -295,6 +332,7 @@ impl Simulation {
                     class_len: [0; 5],
                     limit,
                     class_limit,
+                    clp1_threshold: ps.and_then(|p| p.clp1_threshold_cells).or(spec.clp1_threshold_cells).map(|v| v as u32).unwrap_or(NONE),
                     group: NONE,
                     pipe: VecDeque::with_capacity(in_flight_max),
                     delay_ps,
@@ -347,6 +385,10 @@ impl Simulation {
                 backward,
                 vs_endpoint: NONE,
                 vs_next: NONE,
+                upc: None,
+                qos: None,
+                rx_next: None,
+                blocks: BlockCounter::new(128, 4),
                 stats: FlowStats::new(fports.len()),
                 ports: fports,
             }
@@ -359,6 +401,32 @@ impl Simulation {
             acr_mark: 0.0,
         };
         for c in &sc.connections {
+            let first_flow = flows.len();
+            Self::build_connection(c, sc, &mut flows, &mut endpoints, &ports, &new_flow, &endpoint, &link_mbps, &node_id);
+            // contract, UPC and requested QoS belong to the connection's first (forward) flow
+            let f = &mut flows[first_flow];
+            f.upc = upc_of(c);
+            if let Some(q) = &c.qos {
+                f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
+                f.blocks = BlockCounter::new(q.secb_block_cells.unwrap_or(128) as u32, q.secb_max_bad.unwrap_or(4) as u32);
+            }
+        }
+        Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_connection(
+        c: &ConnectionSpec,
+        sc: &Scenario,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+        ports: &[Port],
+        new_flow: &dyn Fn(String, &[String], Category, Option<u32>, bool) -> Flow,
+        endpoint: &dyn Fn(usize, AnySource, String) -> Endpoint,
+        link_mbps: &BTreeMap<(u32, u32), f64>,
+        node_id: &BTreeMap<String, u32>,
+    ) {
+        {
             let frame = c.source.frame_bytes.map(|f| f as u32);
             let first_rate = |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
             let Some(abr) = &c.abr else {
@@ -381,7 +449,7 @@ impl Simulation {
                         endpoints.push(endpoint(rev, source_app(rs, first_rate(&route)), format!("connections.{}.reverse_source", c.name)));
                     }
                 }
-                continue;
+                return;
             };
             // ABR: one control loop per segment, split at VS/VD switches; each segment has its
             // forward flow (source -> destination) and its backward flow (BRMs)
@@ -419,6 +487,20 @@ impl Simulation {
                 prev = Some(fwd);
             }
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_build(
+        end: SimTime,
+        warmup: SimTime,
+        sample_ps: SimDuration,
+        sc: &Scenario,
+        nodes: Vec<Node>,
+        ports: Vec<Port>,
+        groups: Vec<Group>,
+        flows: Vec<Flow>,
+        endpoints: Vec<Endpoint>,
+    ) -> Simulation {
         let mut sim = Simulation {
             now: 0,
             end,
@@ -637,6 +719,8 @@ impl Simulation {
         }
         let reason = if port.qlen >= port.limit {
             Some(DropReason::PortBufferFull)
+        } else if cell.hdr & H_CLP != 0 && port.qlen >= port.clp1_threshold {
+            Some(DropReason::Clp1Threshold)
         } else if port.class_len[cls] >= port.class_limit[cls] {
             Some(DropReason::ClassBufferFull)
         } else if port.group != NONE && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit {
@@ -672,6 +756,9 @@ impl Simulation {
         if cell.created >= self.warmup {
             let f = &mut self.flows[cell.flow as usize];
             f.stats.dropped += 1;
+            if cell.hdr & H_CLP == 0 {
+                f.stats.dropped_clp0 += 1;
+            }
             f.stats.drops[r as usize] += 1;
             f.stats.drops_by_hop[cell.hop as usize] += 1;
         }
@@ -834,6 +921,21 @@ impl Simulation {
             None => port.arrive_pending = false,
         }
         cell.hop += 1;
+        if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
+            // usage parameter control at the network ingress (the first switch)
+            let now = self.now;
+            let upc = self.flows[cell.flow as usize].upc.as_mut().expect("checked");
+            match upc.police(now, cell.hdr & H_CLP != 0) {
+                UpcOutcome::Pass => {}
+                UpcOutcome::Tag => cell.hdr |= H_CLP,
+                UpcOutcome::Discard => {
+                    cell.hop -= 1; // lost at the first switch's ingress, before its output port
+                    let p = self.flows[cell.flow as usize].ports[0];
+                    self.drop_cell(p, cell, DropReason::UpcDiscard);
+                    return;
+                }
+            }
+        }
         let f = &self.flows[cell.flow as usize];
         let hops = f.ports.len();
         if cell.hop as usize == hops {
@@ -859,11 +961,27 @@ impl Simulation {
             // a stranger: counted, not delivered to the application
             if in_window {
                 f.stats.misinserted += 1;
+                f.blocks.record(CellOutcome::Misinserted);
             }
             return;
         }
         let errored = cell.hdr & H_ERR != 0;
+        if !cell.is_rm() && cell.created >= self.warmup {
+            // SECBR blocks in sending order: a gap in the sequence numbers is lost cells
+            if let Some(next) = f.rx_next {
+                for _ in 0..cell.seq.wrapping_sub(next).min(1 << 20) {
+                    f.blocks.record(CellOutcome::Lost);
+                }
+            }
+            f.blocks.record(if errored { CellOutcome::Errored } else { CellOutcome::Delivered });
+        }
+        if !cell.is_rm() {
+            f.rx_next = Some(cell.seq.wrapping_add(1));
+        }
         let st = &mut f.stats;
+        if cell.created >= self.warmup && cell.hdr & H_CLP == 0 {
+            st.delivered_clp0 += 1;
+        }
         if errored && cell.created >= self.warmup {
             st.errored += 1;
         }
@@ -1090,6 +1208,31 @@ impl Simulation {
                     cer: if s.delivered > 0 { s.errored as f64 / s.delivered as f64 } else { 0.0 },
                     cells_misinserted: s.misinserted,
                     cmr_per_s: s.misinserted as f64 / window_s,
+                    clr_clp0: if s.delivered_clp0 + s.dropped_clp0 > 0 {
+                        s.dropped_clp0 as f64 / (s.delivered_clp0 + s.dropped_clp0) as f64
+                    } else {
+                        0.0
+                    },
+                    secbr: f.blocks.secbr(),
+                    upc_cells: f.upc.as_ref().map(|u| u.counts().cells),
+                    upc_tagged: f.upc.as_ref().map(|u| u.counts().tagged),
+                    upc_discarded: f.upc.as_ref().map(|u| u.counts().discarded),
+                    qos_met: f.qos.map(|(ctd, cdv, clr)| {
+                        let mut m = BTreeMap::new();
+                        let clr_now = if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 };
+                        if let Some(v) = ctd {
+                            m.insert("max_ctd", got && s.ctd_max <= v);
+                        }
+                        if let Some(v) = cdv {
+                            m.insert("cdv", got && s.ctd_max - s.ctd_min <= v);
+                        }
+                        if let Some(v) = clr {
+                            m.insert("clr", clr_now <= v);
+                        }
+                        let all = m.values().all(|&b| b);
+                        m.insert("all", all);
+                        m
+                    }),
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
                     rm_overhead: abr.map(|_| if s.sent > 0 { s.rm_sent as f64 / s.sent as f64 } else { 0.0 }),
