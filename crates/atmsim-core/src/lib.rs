@@ -16,6 +16,11 @@
 //!   route); endpoints; the run loop ([`sim::Simulation::advance`]).
 //! - [`traffic`]: the [`traffic::Application`] hooks and the [`traffic::AnySource`] enum of
 //!   models (CBR, persistent, ON-OFF).
+//! - [`fgn`]: fractional Gaussian noise, Paxson's FFT method and the Davies-Harte exact method,
+//!   drawn from a component's seeded stream; Hurst estimators (aggregated variance, Whittle).
+//! - [`video`]: the MPEG-2 transport-stream VBR model of seed 000 section 4 (piecewise-CBR
+//!   intervals with FGN rates, out-of-range rates skipped, 15 Mb/s peak spacing per source) and
+//!   the [`video::Multiplex`] of N such sources on one connection.
 //! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
 //!   ERICA+ port schemes.
 //! - [`policing`]: GCRA (I.371) in both forms, single and dual, UPC (discard or tag), traffic
@@ -31,12 +36,14 @@
 
 pub mod abr;
 pub mod engine;
+pub mod fgn;
 pub mod metrics;
 pub mod policing;
 pub mod scenario;
 pub mod sim;
 pub mod time;
 pub mod traffic;
+pub mod video;
 pub mod wire;
 
 pub use scenario::{parse, ScenarioError};
