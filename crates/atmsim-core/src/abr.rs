@@ -64,6 +64,8 @@ pub enum Feed {
     Cbr(Cbr),
     /// Data cells arrive like an ON-OFF stream.
     OnOff(OnOff),
+    /// Data cells arrive like the MPEG-2 video model's cells.
+    Video(Box<crate::video::Multiplex>),
     /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
     /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
     Relay(VecDeque<Cell>),
@@ -162,6 +164,7 @@ impl AbrSource {
             }
             Feed::Cbr(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
             Feed::OnOff(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
+            Feed::Video(app) => (self.backlog, self.feed_next) = step_feed(&mut **app, ctx, start, self.backlog),
             Feed::Relay(q) => {
                 self.backlog = q.len() as u64;
                 self.feed_next = None;

@@ -457,6 +457,19 @@ pub enum SourceKind {
     Onoff,
     /// Sends nothing (a sink-only direction).
     None,
+    /// The MPEG-2 transport-stream model of seed 000 section 4: `sources` independent video
+    /// sources (FGN rates per inter-MPCR interval) multiplexed onto the connection.
+    Mpeg2,
+}
+
+/// FGN generator of the MPEG-2 model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FgnMethodSpec {
+    /// Paxson's FFT method (LBL-36750), the seed's.
+    Paxson,
+    /// The Davies-Harte exact method.
+    DaviesHarte,
 }
 
 /// A traffic source. Which keys apply depends on `kind`.
@@ -489,6 +502,58 @@ pub struct SourceSpec {
     /// Send AAL5 frames of this many user bytes (1..=65535); absent = unframed cells.
     #[serde(default)]
     pub frame_bytes: Option<i64>,
+    /// mpeg2: mean m of the FGN rate sequence per video source, Mb/s.
+    #[serde(default)]
+    pub mean_mbps: Option<f64>,
+    /// mpeg2: standard deviation s of the rate sequence, Mb/s.
+    #[serde(default)]
+    pub std_mbps: Option<f64>,
+    /// mpeg2: Hurst parameter in (0.5, 1) (default 0.8).
+    #[serde(default)]
+    pub hurst: Option<f64>,
+    /// mpeg2: FGN generator, "paxson" (default) or "davies_harte".
+    #[serde(default)]
+    pub fgn: Option<FgnMethodSpec>,
+    /// mpeg2: number of video sources multiplexed onto the connection (default 1; seed 000: 9).
+    #[serde(default)]
+    pub sources: Option<i64>,
+    /// mpeg2: rates below this are skipped (not clipped), Mb/s (default 0).
+    #[serde(default)]
+    pub min_rate_mbps: Option<f64>,
+    /// mpeg2: rates above this are skipped (not clipped), Mb/s (default 15).
+    #[serde(default)]
+    pub max_rate_mbps: Option<f64>,
+    /// mpeg2: shortest inter-MPCR interval, s (default 0.02).
+    #[serde(default)]
+    pub interval_min_s: Option<f64>,
+    /// mpeg2: longest inter-MPCR interval, s (default 0.1).
+    #[serde(default)]
+    pub interval_max_s: Option<f64>,
+}
+
+impl SourceSpec {
+    /// The MPEG-2 model's parameters (seed 000 section 4 defaults for what is absent).
+    pub fn video_params(&self) -> crate::video::VideoParams {
+        use crate::video::VideoParams;
+        let d = VideoParams::default();
+        VideoParams {
+            mean_mbps: self.mean_mbps.unwrap_or(d.mean_mbps),
+            std_mbps: self.std_mbps.unwrap_or(d.std_mbps),
+            hurst: self.hurst.unwrap_or(d.hurst),
+            method: match self.fgn {
+                Some(FgnMethodSpec::DaviesHarte) => crate::fgn::FgnMethod::DaviesHarte,
+                _ => crate::fgn::FgnMethod::Paxson,
+            },
+            min_rate_mbps: self.min_rate_mbps.unwrap_or(d.min_rate_mbps),
+            max_rate_mbps: self.max_rate_mbps.unwrap_or(d.max_rate_mbps),
+            peak_mbps: self.peak_mbps.unwrap_or(d.peak_mbps),
+            interval_min_s: self.interval_min_s.unwrap_or(d.interval_min_s),
+            interval_max_s: self.interval_max_s.unwrap_or(d.interval_max_s),
+            start: crate::time::secs_to_ps(self.start_s),
+            stop: self.stop_s.map(crate::time::secs_to_ps).unwrap_or(u64::MAX),
+            ..d
+        }
+    }
 }
 
 /// Parse a scenario from JSON text: unknown keys and wrong types are errors with their path,
@@ -973,6 +1038,10 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Cbr => &["rate_mbps", "start_s", "stop_s", "frame_bytes"],
         Persistent => &["peak_mbps", "start_s", "stop_s", "frame_bytes"],
         Onoff => &["peak_mbps", "duty_cycle", "period_s", "exponential", "start_s", "stop_s", "frame_bytes"],
+        Mpeg2 => &[
+            "mean_mbps", "std_mbps", "hurst", "fgn", "sources", "min_rate_mbps", "max_rate_mbps", "peak_mbps", "interval_min_s",
+            "interval_max_s", "start_s", "stop_s", "frame_bytes",
+        ],
         None => &[],
     };
     let present = [
@@ -984,6 +1053,15 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("start_s", s.start_s != 0.0),
         ("stop_s", s.stop_s.is_some()),
         ("frame_bytes", s.frame_bytes.is_some()),
+        ("mean_mbps", s.mean_mbps.is_some()),
+        ("std_mbps", s.std_mbps.is_some()),
+        ("hurst", s.hurst.is_some()),
+        ("fgn", s.fgn.is_some()),
+        ("sources", s.sources.is_some()),
+        ("min_rate_mbps", s.min_rate_mbps.is_some()),
+        ("max_rate_mbps", s.max_rate_mbps.is_some()),
+        ("interval_min_s", s.interval_min_s.is_some()),
+        ("interval_max_s", s.interval_max_s.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -1009,6 +1087,29 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                 return Err(ScenarioError::new(format!("{p}.duty_cycle"), format!("must be in (0, 1], got {d}")));
             }
             positive(&format!("{p}.period_s"), need("period_s", s.period_s)?)?;
+        }
+        Mpeg2 => {
+            need("mean_mbps", s.mean_mbps)?;
+            need("std_mbps", s.std_mbps)?;
+            if let Some(n) = s.sources {
+                if !(1..=1000).contains(&n) {
+                    return Err(ScenarioError::new(format!("{p}.sources"), format!("must be an integer in 1..=1000, got {n}")));
+                }
+            }
+            use crate::fgn::FgnError as F;
+            use crate::video::VideoError as V;
+            if let Err(e) = s.video_params().validate() {
+                let key = match &e {
+                    V::Fgn(F::HurstOutOfRange(_)) => "hurst",
+                    V::Fgn(F::BadStd(_)) => "std_mbps",
+                    V::Fgn(_) | V::NonPositiveMean(_) | V::MeanOutsideBounds { .. } => "mean_mbps",
+                    V::RateBounds { .. } => "max_rate_mbps",
+                    V::Peak(_) => "peak_mbps",
+                    V::Interval { .. } => "interval_min_s",
+                    V::NoSources => "sources",
+                };
+                return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
+            }
         }
         None => {}
     }
@@ -1114,6 +1215,27 @@ pub(crate) mod tests {
         let mut v = base_json();
         v["connections"][0]["source"] = serde_json::json!({"kind": "onoff", "peak_mbps": 10.0, "period_s": 0.01});
         assert_eq!(err(v).path, "connections[0].source.duty_cycle");
+    }
+
+    #[test]
+    fn mpeg2_bad_input_has_key_paths() {
+        let cases: Vec<(serde_json::Value, &str)> = vec![
+            (serde_json::json!({"hurst": 0.5}), "hurst"),
+            (serde_json::json!({"hurst": 1.0}), "hurst"),
+            (serde_json::json!({"mean_mbps": -1.0}), "mean_mbps"),
+            (serde_json::json!({"std_mbps": -1.0}), "std_mbps"),
+            (serde_json::json!({"max_rate_mbps": 5.0}), "mean_mbps"),
+            (serde_json::json!({"interval_min_s": 0.2, "interval_max_s": 0.1}), "interval_min_s"),
+            (serde_json::json!({"sources": 0}), "sources"),
+        ];
+        for (change, key) in cases {
+            let mut v = base_json();
+            let mut src = serde_json::json!({"kind": "mpeg2", "mean_mbps": 7.5, "std_mbps": 7.0});
+            src.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            v["connections"][0]["source"] = src;
+            let e = err(v);
+            assert_eq!(e.path, format!("connections[0].source.{key}"), "{change}: {}", e.message);
+        }
     }
 
     #[test]

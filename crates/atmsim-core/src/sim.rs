@@ -21,6 +21,7 @@ use crate::scenario::{
 };
 use crate::time::*;
 use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
+use crate::video::Multiplex;
 use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS};
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
@@ -164,6 +165,9 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
     match s.kind {
         SourceKind::None => AnySource::Idle,
+        SourceKind::Mpeg2 => AnySource::Video(Box::new(
+            Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize).expect("validated video parameters"),
+        )),
         SourceKind::Cbr => AnySource::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
         SourceKind::Persistent => AnySource::Cbr(Cbr::new(s.peak_mbps.unwrap_or(first_link_mbps), start, stop)),
         SourceKind::Onoff => AnySource::OnOff(OnOff::new(
@@ -232,6 +236,7 @@ fn abr_feed(s: &SourceSpec) -> Feed {
     match source_app(s, 0.0) {
         AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
         AnySource::OnOff(o) => Feed::OnOff(o),
+        AnySource::Video(v) => Feed::Video(v),
         _ => Feed::Persistent { start, stop },
     }
 }

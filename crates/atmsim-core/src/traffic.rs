@@ -12,6 +12,7 @@
 //! (1 - d) x p; optionally exponential ON and OFF lengths with those means).
 
 use crate::abr::{AbrDest, AbrSource};
+use crate::video::Multiplex;
 use crate::time::{mbps_to_bps, Pacer, SimTime};
 use crate::wire::Cell;
 use rand::SeedableRng;
@@ -217,6 +218,8 @@ pub enum AnySource {
     Abr(Box<AbrSource>),
     /// TM 4.0 ABR destination end system (crate::abr).
     AbrDest(AbrDest),
+    /// MPEG-2 transport-stream video sources multiplexed onto one connection (crate::video).
+    Video(Box<Multiplex>),
 }
 
 impl Application for AnySource {
@@ -227,6 +230,7 @@ impl Application for AnySource {
             AnySource::OnOff(s) => s.start(ctx),
             AnySource::Abr(s) => s.start(ctx),
             AnySource::AbrDest(s) => s.start(ctx),
+            AnySource::Video(s) => s.start(ctx),
         }
     }
     #[inline]
@@ -237,6 +241,7 @@ impl Application for AnySource {
             AnySource::OnOff(s) => s.on_timer(ctx),
             AnySource::Abr(s) => s.on_timer(ctx),
             AnySource::AbrDest(s) => s.on_timer(ctx),
+            AnySource::Video(s) => s.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -246,6 +251,7 @@ impl Application for AnySource {
             AnySource::OnOff(s) => s.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
+            AnySource::Video(s) => s.on_cell(ctx, cell),
         }
     }
 }

@@ -308,3 +308,40 @@ fn impairment_delay_and_variation_keep_order() {
     assert!(c.cdv_p2p_us.unwrap() > 25.0);
     assert_eq!(c.frames_lost, 0, "no reordering, no loss");
 }
+
+#[test]
+fn mpeg2_video_multiplex_carries_the_accepted_rate_and_has_priority_over_ubr() {
+    // seed 000 section 4: 9 sources, m = 7.5, s = 7, H = 0.8; rates outside [0, 15] skipped.
+    // Its throughput must match the mean of a normal truncated to [0, 15] (the skipping), times 9.
+    let sc = json!({
+        "description": "video",
+        "run": {"duration_s": 60.0, "warmup_s": 1.0, "seed": 5},
+        "nodes": [host("v"), host("u"), switch("A", json!({"buffer_cells": 5000, "class_buffer_cells": {"ubr": 4000}})), host("d")],
+        "links": [link("v", "A", 155.52, 1.0), link("u", "A", 155.52, 1.0), link("A", "d", 149.76, 1.0)],
+        "connections": [
+            {"name": "vbr", "route": ["v", "A", "d"], "category": "rt-vbr",
+             "source": {"kind": "mpeg2", "mean_mbps": 7.5, "std_mbps": 7.0, "sources": 9}},
+            {"name": "ubr", "route": ["u", "A", "d"], "category": "ubr", "source": {"kind": "persistent", "peak_mbps": 155.52}}
+        ]
+    });
+    let s = run(&sc).summary();
+    let v = conn(&s, "vbr");
+    // truncated normal mean: m + s (phi(a) - phi(b)) / (Phi(b) - Phi(a)), a = -m/s, b = (15-m)/s
+    let (m, sd) = (7.5f64, 7.0f64);
+    let phi = |x: f64| (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    let cdf = |x: f64| 0.5 * (1.0 + erf(x / 2f64.sqrt()));
+    let (a, b) = (-m / sd, (15.0 - m) / sd);
+    let mean = m + sd * (phi(a) - phi(b)) / (cdf(b) - cdf(a));
+    let cell_rate = v.throughput_mbps * 53.0 / 48.0;
+    // long-range dependence makes a 59 s mean vary by several percent
+    assert!((cell_rate / (9.0 * mean) - 1.0).abs() < 0.1, "{cell_rate} vs {}", 9.0 * mean);
+    assert_eq!(v.cells_dropped, 0, "VBR has strict priority over UBR");
+    assert!(conn(&s, "ubr").cells_dropped > 0);
+}
+
+/// Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7).
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * (-x * x).exp();
+    if x >= 0.0 { y } else { -y }
+}
