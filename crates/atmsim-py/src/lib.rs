@@ -19,6 +19,23 @@ fn check(json: &str) -> Option<(String, String)> {
     scenario::parse(json).err().map(|e| (e.path, e.message))
 }
 
+/// Traffic mapping (seed 001 Table 7): an application description to PCR/SCR/MBS.
+/// Returns {"plain": {...}, "aal5": {...}} with pcr/scr in cells/s and Mb/s and mbs in cells,
+/// and cells_per_tsdu.
+#[pyfunction]
+fn map_traffic(max_mbps: f64, mean_mbps: f64, burst_bytes: u64, tsdu_bytes: u32, header_bytes: u32) -> PyResult<String> {
+    use atmsim_core::policing::AppTraffic;
+    if !(max_mbps > 0.0 && mean_mbps > 0.0 && mean_mbps <= max_mbps && tsdu_bytes > 0) {
+        return Err(PyValueError::new_err("need 0 < mean <= max rate and a TSDU of at least one byte"));
+    }
+    let app = AppTraffic::from_mbps(max_mbps, mean_mbps, burst_bytes, tsdu_bytes, header_bytes);
+    let d = |c: atmsim_core::policing::CellDescriptor| {
+        serde_json::json!({"pcr_cells_per_s": c.pcr_cells_per_s, "scr_cells_per_s": c.scr_cells_per_s,
+                           "pcr_mbps": c.pcr_mbps(), "scr_mbps": c.scr_mbps(), "mbs_cells": c.mbs_cells})
+    };
+    Ok(serde_json::json!({"plain": d(app.map_plain()), "aal5": d(app.map_aal5()), "cells_per_tsdu": app.cells_per_tsdu()}).to_string())
+}
+
 /// One simulation run.
 #[pyclass(module = "atmsim._core")]
 struct Simulation {
@@ -111,6 +128,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(map_traffic, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
