@@ -21,10 +21,14 @@ pub enum DropReason {
     UpcDiscard = 5,
     /// A CLP = 1 cell met a queue above the port's selective-discard threshold.
     Clp1Threshold = 6,
+    /// Early Packet Discard: a cell of a frame refused whole.
+    Epd = 7,
+    /// Partial Packet Discard: a cell of a frame that had already lost a cell.
+    Ppd = 8,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 9;
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::PortBufferFull,
         DropReason::ClassBufferFull,
@@ -33,9 +37,21 @@ impl DropReason {
         DropReason::Misinserted,
         DropReason::UpcDiscard,
         DropReason::Clp1Threshold,
+        DropReason::Epd,
+        DropReason::Ppd,
     ];
     pub fn name(self) -> &'static str {
-        ["port_buffer_full", "class_buffer_full", "shared_buffer_full", "link_loss", "misinserted", "upc_discard", "clp1_threshold"]
+        [
+            "port_buffer_full",
+            "class_buffer_full",
+            "shared_buffer_full",
+            "link_loss",
+            "misinserted",
+            "upc_discard",
+            "clp1_threshold",
+            "epd",
+            "ppd",
+        ]
             [self as usize]
     }
 }

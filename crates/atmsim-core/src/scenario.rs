@@ -154,6 +154,32 @@ pub struct NodeSpec {
     /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells.
     #[serde(default)]
     pub clp1_threshold_cells: Option<i64>,
+    /// Frame-aware discard at this switch's ports for AAL5 connections: "tail" (default),
+    /// "epd", "ppd" or "epd+ppd" (seed 002; Romanow and Floyd 1995).
+    #[serde(default)]
+    pub discard: Option<DiscardSpec>,
+    /// EPD: a new frame is refused while the port queue holds at least this many cells
+    /// (<= buffer_cells).
+    #[serde(default)]
+    pub epd_threshold_cells: Option<i64>,
+}
+
+/// Frame-aware discard policies of a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum DiscardSpec {
+    /// Drop each cell that does not fit.
+    #[serde(rename = "tail")]
+    Tail,
+    /// Early Packet Discard: refuse whole new frames above `epd_threshold_cells`.
+    #[serde(rename = "epd")]
+    Epd,
+    /// Partial Packet Discard: after a cell of a frame is lost, drop the rest of that frame
+    /// except its last cell.
+    #[serde(rename = "ppd")]
+    Ppd,
+    /// Both.
+    #[serde(rename = "epd+ppd")]
+    EpdPpd,
 }
 
 /// ABR feedback schemes of a switch output port (SPEC-ABR.md "Switch feedback schemes").
@@ -656,6 +682,21 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         if let Some(b) = n.clp1_threshold_cells {
             positive_int(&format!("{p}.clp1_threshold_cells"), b)?;
+        }
+        let epd = matches!(n.discard, Some(DiscardSpec::Epd | DiscardSpec::EpdPpd));
+        match (epd, n.epd_threshold_cells) {
+            (true, None) => return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), "required with discard = \"epd\" or \"epd+ppd\"")),
+            (false, Some(_)) => return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), "only used with discard = \"epd\" or \"epd+ppd\"")),
+            (true, Some(t)) => {
+                positive_int(&format!("{p}.epd_threshold_cells"), t)?;
+                let smallest = n.ports.iter().filter_map(|ps| ps.buffer_cells).chain(n.buffer_cells).min();
+                if let Some(b) = smallest {
+                    if t > b {
+                        return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), format!("must not exceed the buffer ({b} cells), got {t}")));
+                    }
+                }
+            }
+            _ => {}
         }
         class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
         if let Some(a) = &n.abr {

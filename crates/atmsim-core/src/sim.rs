@@ -16,7 +16,7 @@ use crate::engine::{Event, EventQueue};
 use crate::policing::{BlockCounter, CellOutcome, Contract, GcraForm, ScrStream, Upc, UpcAction, UpcOutcome};
 use crate::metrics::*;
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CcrSource, Category, ConnectionSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
+    AbrSchemeSpec, AbrSpec, CcrSource, Category, ConnectionSpec, DiscardSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
     UpcActionSpec,
 };
 use crate::time::*;
@@ -53,6 +53,8 @@ pub struct Port {
     class_limit: [u32; 5],
     /// Selective discard: CLP = 1 cells are refused while the queue holds this many.
     clp1_threshold: u32,
+    /// Frame-aware discard (EPD / PPD) for AAL5 flows, with per-VC state at this port.
+    frames: Option<Box<FrameDiscard>>,
     group: u32,
     pipe: VecDeque<(SimTime, Cell)>,
     /// Propagation + fabric delay of the receiving node.
@@ -89,6 +91,23 @@ pub struct Impairment {
     crossing: Vec<(u32, u8)>,
     rng: Rng,
 }
+
+/// Frame-aware discard at a port (seed 002; A. Romanow and S. Floyd, "Dynamics of TCP traffic
+/// over ATM networks", IEEE JSAC 13(4), 1995). EPD refuses a whole new frame when the queue is at
+/// or above the threshold on its first cell; PPD, once a cell of a frame is lost, drops the rest
+/// of the frame but its last cell, which still delimits the frame for the receiver.
+pub struct FrameDiscard {
+    epd_threshold: u32,
+    ppd: bool,
+    /// Per flow: 0 = between frames, 1 = inside an admitted frame, 2 = EPD dropping the frame,
+    /// 3 = PPD dropping the frame's rest.
+    vcs: Vec<u8>,
+}
+
+const FD_IDLE: u8 = 0;
+const FD_IN_FRAME: u8 = 1;
+const FD_EPD: u8 = 2;
+const FD_PPD: u8 = 3;
 
 /// A buffer shared by several ports of one node.
 #[derive(Clone, Debug)]
@@ -338,6 +357,18 @@ impl Simulation {
                     limit,
                     class_limit,
                     clp1_threshold: ps.and_then(|p| p.clp1_threshold_cells).or(spec.clp1_threshold_cells).map(|v| v as u32).unwrap_or(NONE),
+                    frames: match spec.discard {
+                        None | Some(DiscardSpec::Tail) => None,
+                        Some(d) => Some(Box::new(FrameDiscard {
+                            epd_threshold: if matches!(d, DiscardSpec::Epd | DiscardSpec::EpdPpd) {
+                                spec.epd_threshold_cells.unwrap_or(0) as u32
+                            } else {
+                                NONE
+                            },
+                            ppd: matches!(d, DiscardSpec::Ppd | DiscardSpec::EpdPpd),
+                            vcs: Vec::new(),
+                        })),
+                    },
                     group: NONE,
                     pipe: VecDeque::with_capacity(in_flight_max),
                     delay_ps,
@@ -538,6 +569,11 @@ impl Simulation {
             }
         }
         let n_flows = sim.flows.len();
+        for p in sim.ports.iter_mut() {
+            if let Some(fd) = &mut p.frames {
+                fd.vcs = vec![FD_IDLE; n_flows];
+            }
+        }
         for (i, p) in sim.ports.iter_mut().enumerate() {
             if let PortScheme::Erica(e) = &mut p.scheme {
                 e.init(p.rate_bps as f64 / 1e6, n_flows);
@@ -668,6 +704,7 @@ impl Simulation {
         let mut cell = Cell { created: now, flow, seq: f.tx_seq, ..Default::default() };
         f.tx_seq = f.tx_seq.wrapping_add(1);
         if f.frame_cells > 0 {
+            cell.len = f.tx_in_frame as u16; // index within the frame (the EOF cell carries the length)
             f.tx_in_frame += 1;
             if f.tx_in_frame == f.frame_cells {
                 f.tx_in_frame = 0;
@@ -717,6 +754,25 @@ impl Simulation {
         if cls == Category::Abr as usize && !matches!(self.ports[p as usize].scheme, PortScheme::None) {
             self.abr_input(p, &mut cell);
         }
+        let framed = self.flows[cell.flow as usize].frame_cells > 0;
+        let port = &mut self.ports[p as usize];
+        let mut frame_state = None;
+        if let (Some(fd), true) = (&mut port.frames, framed) {
+            let st = fd.vcs[cell.flow as usize];
+            let eof = cell.is_eof();
+            let (next, refuse) = match st {
+                FD_EPD => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
+                FD_PPD if !eof => (FD_PPD, Some(DropReason::Ppd)),
+                FD_IDLE if port.qlen >= fd.epd_threshold => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
+                _ => (if eof { FD_IDLE } else { FD_IN_FRAME }, None),
+            };
+            fd.vcs[cell.flow as usize] = next;
+            if let Some(r) = refuse {
+                self.drop_cell(p, cell, r);
+                return;
+            }
+            frame_state = Some(fd.ppd && !eof);
+        }
         let port = &mut self.ports[p as usize];
         if port.qlen == 0 && !port.tx_pending && port.busy_until <= now {
             self.transmit(p, cell, cls);
@@ -734,6 +790,12 @@ impl Simulation {
             None
         };
         if let Some(r) = reason {
+            if frame_state == Some(true) {
+                // PPD: the rest of this frame (but its last cell) goes too
+                if let Some(fd) = &mut port.frames {
+                    fd.vcs[cell.flow as usize] = FD_PPD;
+                }
+            }
             self.drop_cell(p, cell, r);
             return;
         }

@@ -59,7 +59,9 @@ pub struct Cell {
     pub flow: u32,
     /// Cell sequence number within the flow (wrapping); lets the receiver detect loss.
     pub seq: u32,
-    /// AAL5 Length field (CPCS-SDU bytes), valid on the end-of-frame cell.
+    /// On the end-of-frame cell: the AAL5 Length field (CPCS-SDU bytes). On other cells of an
+    /// AAL5 frame: the cell's index within its frame (what a real receiver knows from its
+    /// reassembly buffer's fill).
     pub len: u16,
     /// Index of the next output port on the flow's route.
     pub hop: u8,
@@ -98,14 +100,17 @@ pub fn aal5_efficiency(user_bytes: u32, header_bytes: u32) -> f64 {
 
 /// Receiver side of AAL5: rebuilds frames from a flow's cells and decides which are lost.
 ///
-/// A frame is delivered only if every one of its cells arrived. A gap in the cell sequence
-/// corrupts the frame being reassembled; a lost end-of-frame cell merges two frames into one
-/// bad CPCS-PDU, so both are lost, as on a real AAL5 receiver (the CRC-32 fails).
+/// A frame is delivered only if every one of its cells arrived. Cells lost inside the frame
+/// being reassembled corrupt it; a lost end-of-frame cell merges two frames into one bad
+/// CPCS-PDU, so both are lost, as on a real AAL5 receiver (the CRC-32 fails). Whole frames lost
+/// between two received frames harm neither (EPD relies on this).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reassembler {
     expected: u32,
     started: bool,
     corrupt: bool,
+    /// Cells of a frame are in the reassembly buffer.
+    in_frame: bool,
 }
 
 /// What one arriving cell completes.
@@ -127,11 +132,21 @@ impl Reassembler {
     }
 
     /// Feed one data cell whose payload may be errored (an errored cell fails the frame's CRC).
+    /// `len` is the Length field on an end-of-frame cell and the index within the frame on others.
     #[inline]
     pub fn on_cell_checked(&mut self, seq: u32, eof: bool, len: u16, errored: bool) -> FrameEvent {
-        if (self.started && seq != self.expected) || errored {
+        let gap = self.started && seq != self.expected;
+        if !self.in_frame {
+            // a new frame starts here: it is whole so far only if this is its first cell
+            let first = if eof { aal5_cells(len as u32) == 1 } else { len == 0 };
+            self.corrupt = !first;
+        } else if gap {
             self.corrupt = true;
         }
+        if errored {
+            self.corrupt = true;
+        }
+        self.in_frame = !eof;
         self.started = true;
         self.expected = seq.wrapping_add(1);
         if !eof {
@@ -268,11 +283,12 @@ mod tests {
         // frames of 3 cells: seq 0..2, 3..5, 6..8; drop seq 4
         let mut r = Reassembler::default();
         let mut out = vec![];
+        let len = |seq: u32| if seq % 3 == 2 { 100 } else { (seq % 3) as u16 };
         for seq in 0..9u32 {
             if seq == 4 {
                 continue;
             }
-            let ev = r.on_cell(seq, seq % 3 == 2, 100);
+            let ev = r.on_cell(seq, seq % 3 == 2, len(seq));
             if ev != FrameEvent::None {
                 out.push(ev);
             }
@@ -284,16 +300,42 @@ mod tests {
     fn lost_eof_cell_merges_two_frames_into_one_loss() {
         let mut r = Reassembler::default();
         let mut out = vec![];
+        let len = |seq: u32| if seq % 3 == 2 { 100 } else { (seq % 3) as u16 };
         for seq in 0..9u32 {
             if seq == 5 {
                 continue;
             }
-            let ev = r.on_cell(seq, seq % 3 == 2, 7);
+            let ev = r.on_cell(seq, seq % 3 == 2, len(seq));
             if ev != FrameEvent::None {
                 out.push(ev);
             }
         }
-        assert_eq!(out, vec![FrameEvent::Delivered { len: 7 }, FrameEvent::Lost]);
+        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]);
+    }
+
+    #[test]
+    fn whole_frames_lost_between_frames_do_not_harm_the_next() {
+        // frames of 3 cells; frame 1 (seq 3..5) lost entirely; frame 2 starts at seq 6
+        let mut r = Reassembler::default();
+        let len = |seq: u32| if seq % 3 == 2 { 100 } else { (seq % 3) as u16 };
+        let mut out = vec![];
+        for seq in (0..3).chain(6..9) {
+            let ev = r.on_cell(seq, seq % 3 == 2, len(seq));
+            if ev != FrameEvent::None {
+                out.push(ev);
+            }
+        }
+        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }; 2]);
+        // but a frame whose first cell is missing is lost
+        let mut r = Reassembler::default();
+        let mut out = vec![];
+        for seq in (0..3).chain(7..9) {
+            let ev = r.on_cell(seq, seq % 3 == 2, len(seq));
+            if ev != FrameEvent::None {
+                out.push(ev);
+            }
+        }
+        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]);
     }
 
     #[test]

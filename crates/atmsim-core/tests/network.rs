@@ -345,3 +345,83 @@ fn erf(x: f64) -> f64 {
     let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * (-x * x).exp();
     if x >= 0.0 { y } else { -y }
 }
+
+fn discard_case(discard: &str) -> atmsim_core::metrics::Summary {
+    let mut a = json!({"buffer_cells": 2000});
+    if discard != "tail" {
+        a["discard"] = discard.into();
+    }
+    if discard.starts_with("epd") {
+        a["epd_threshold_cells"] = 1000.into();
+    }
+    let mut conns = vec![];
+    let mut nodes = vec![switch("A", a), host("d")];
+    let mut links = vec![link("A", "d", 149.76, 1.0)];
+    for i in 1..=3 {
+        nodes.push(host(&format!("h{i}")));
+        links.push(link(&format!("h{i}"), "A", 155.52, 1.0));
+        conns.push(json!({"name": format!("u{i}"), "route": [format!("h{i}"), "A", "d"], "category": "ubr",
+                          "source": {"kind": "persistent", "peak_mbps": 100.0, "frame_bytes": 9180}}));
+    }
+    let sc = json!({"description": "EPD/PPD", "run": {"duration_s": 1.0, "warmup_s": 0.1},
+                    "nodes": nodes, "links": links, "connections": conns});
+    run(&sc).summary()
+}
+
+#[test]
+fn epd_and_ppd_save_goodput_under_overload() {
+    // three 100 Mb/s sources of 9180-byte frames (192 cells) into 149.76 Mb/s
+    let goodput = |s: &atmsim_core::metrics::Summary| (1..=3).map(|i| conn(s, &format!("u{i}")).user_throughput_mbps).sum::<f64>();
+    let best = 149.76 * 9180.0 / (192.0 * 53.0); // every cell on the link in a whole frame
+    let (tail, ppd, epd) = (discard_case("tail"), discard_case("ppd"), discard_case("epd"));
+    let (g_tail, g_ppd, g_epd) = (goodput(&tail), goodput(&ppd), goodput(&epd));
+    // EPD: at most three frames in progress can pass the threshold (1000 + 3 x 192 < 2000), so
+    // the buffer never overflows, no frame is cut, and the link carries only whole frames
+    assert_eq!(epd.ports["A->d"].drops["port_buffer_full"], 0);
+    assert!(epd.ports["A->d"].drops["epd"] > 0);
+    assert!(epd.ports["A->d"].max_queue_cells <= 1000 + 3 * 192);
+    assert!(g_epd > 0.99 * best, "EPD goodput {g_epd} vs {best}");
+    // tail drop cuts frames and wastes the link on their remains
+    assert!(g_tail < 0.8 * best, "tail {g_tail}");
+    // PPD: under this persistent overload the room it frees goes to other frames that get cut
+    // too, so goodput barely moves (Romanow and Floyd saw PPD help far less than EPD); its
+    // exact behaviour is checked in `ppd_drops_the_rest_of_a_cut_frame_but_its_last_cell`
+    assert!(ppd.ports["A->d"].drops["ppd"] > 0);
+    assert!(g_ppd > 0.97 * g_tail && g_ppd < g_epd, "tail {g_tail} ppd {g_ppd} epd {g_epd}");
+}
+
+#[test]
+fn ppd_drops_the_rest_of_a_cut_frame_but_its_last_cell() {
+    // F: frames of 200 bytes = 5 cells, one cell every 10 T; its cell k reaches A at (10k + 1) T.
+    // G's burst (as in the AAL5 tests) fills A's 1-cell buffer around 61 T: F's cell 6, the second
+    // cell of frame 1, is lost; PPD then drops cells 7 and 8 and keeps 9, the end of frame 1.
+    let c = 100.0;
+    let t_cell = 424.0 / (c * 1e6);
+    let mk = |discard: &str| {
+        let mut a = json!({"buffer_cells": 1});
+        if discard != "tail" {
+            a["discard"] = discard.into();
+        }
+        json!({
+            "description": "ppd",
+            "run": {"duration_s": 0.01},
+            "nodes": [host("hf"), host("hg"), switch("A", a), host("d")],
+            "links": [link("hf", "A", c, 0.0), link("hg", "A", 3.0 * c, 0.0), link("A", "d", c, 0.0)],
+            "connections": [
+                {"name": "F", "route": ["hf", "A", "d"], "category": "ubr",
+                 "source": {"kind": "cbr", "rate_mbps": c / 10.0, "frame_bytes": 200, "stop_s": 300.0 * t_cell}},
+                {"name": "G", "route": ["hg", "A", "d"], "category": "ubr",
+                 "source": {"kind": "cbr", "rate_mbps": 3.0 * c, "start_s": 58.0 * t_cell, "stop_s": 64.6 * t_cell}}
+            ]
+        })
+    };
+    let tail = run(&mk("tail")).summary();
+    let ppd = run(&mk("ppd")).summary();
+    let (ft, fp) = (conn(&tail, "F"), conn(&ppd, "F"));
+    assert_eq!(ft.cells_sent, 30);
+    assert_eq!(ft.cells_dropped, 1, "setup: one F cell meets the full buffer");
+    assert_eq!((ft.frames_lost, ft.frames_delivered), (1, 5));
+    assert_eq!(fp.drops["port_buffer_full"], 1);
+    assert_eq!(fp.drops["ppd"], 2, "cells 7 and 8 dropped, 9 (end of frame) kept");
+    assert_eq!((fp.frames_lost, fp.frames_delivered), (1, 5), "the next frame is unharmed");
+}
