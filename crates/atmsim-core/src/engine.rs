@@ -25,6 +25,10 @@ pub enum Event {
     WarmupEnd,
     /// An ERICA averaging interval at a port reaches its time limit.
     AbrInterval(u32),
+    /// A call of a call class arrives.
+    CallArrival(u32),
+    /// A call (class, slot) ends.
+    CallEnd(u32, u32),
 }
 
 #[derive(Clone, Copy)]

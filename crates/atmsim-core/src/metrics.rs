@@ -228,6 +228,29 @@ pub struct PortSummary {
     /// ERICA / ERICA+ ports: averaging intervals closed after warm-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub abr_intervals: Option<u64>,
+    /// CAC ports: capacity, bandwidth allocated now and at most, Mb/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cac_capacity_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cac_allocated_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cac_allocated_max_mbps: Option<f64>,
+}
+
+/// One call class in the summary (arrivals after warm-up).
+#[derive(Clone, Debug, Serialize)]
+pub struct CallSummary {
+    pub offered: u64,
+    pub admitted: u64,
+    /// Refused by CAC somewhere on the route.
+    pub blocked: u64,
+    /// Admitted by CAC but no prepared slot was free (raise max_active).
+    pub blocked_no_slot: u64,
+    pub blocking_probability: f64,
+    /// Half-width of the 95% confidence interval of the blocking probability (binomial).
+    pub blocking_ci95: f64,
+    pub active_at_end: u32,
+    pub max_active: u32,
 }
 
 /// One connection direction in the summary.
@@ -309,6 +332,8 @@ pub struct Summary {
     pub events: u64,
     pub ports: BTreeMap<String, PortSummary>,
     pub connections: BTreeMap<String, ConnectionSummary>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub calls: BTreeMap<String, CallSummary>,
 }
 
 /// Columnar time series, sampled every `run.sample_interval_s`.

@@ -42,6 +42,67 @@ pub struct Scenario {
     /// Virtual connections.
     #[serde(default)]
     pub connections: Vec<ConnectionSpec>,
+    /// Switched connections set up during the run by call arrivals, through CAC.
+    #[serde(default)]
+    pub calls: Vec<CallSpec>,
+}
+
+/// A class of switched calls: a connection template, an arrival process and a holding time.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    /// The connection each call sets up (its `name` names the class; calls are `NAME#k`). It
+    /// needs a `contract`; its source runs from set-up to release (start_s/stop_s not allowed).
+    pub connection: ConnectionSpec,
+    /// Poisson arrival rate, calls per second (> 0).
+    pub arrival_rate_per_s: f64,
+    /// Mean holding time, seconds (> 0).
+    pub holding_s: f64,
+    /// "exponential" (default) or "fixed" holding times.
+    #[serde(default)]
+    pub holding: Option<HoldingSpec>,
+    /// First arrival process time, seconds (default 0).
+    #[serde(default)]
+    pub start_s: f64,
+    /// No arrivals from this time on, seconds.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Calls of this class active at once (flow slots prepared; default: what the tightest CAC
+    /// port could admit, plus one).
+    #[serde(default)]
+    pub max_active: Option<i64>,
+}
+
+/// Holding-time distributions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HoldingSpec {
+    Exponential,
+    Fixed,
+}
+
+/// Connection admission control at a switch's output ports.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacSpec {
+    /// "peak" (reserve PCR), "sustainable" (reserve SCR, PCR without one) or
+    /// "effective_bandwidth" (Guerin, Ahmadi, Naghshineh 1991 fluid approximation).
+    pub policy: CacPolicySpec,
+    /// effective_bandwidth: the port buffer assumed, cells (> 0, default 1000).
+    #[serde(default)]
+    pub buffer_cells: Option<f64>,
+    /// effective_bandwidth: the loss target, in (0, 1) (default 1e-6).
+    #[serde(default)]
+    pub clr: Option<f64>,
+}
+
+/// CAC policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacPolicySpec {
+    Peak,
+    Sustainable,
+    EffectiveBandwidth,
 }
 
 /// Run settings.
@@ -154,6 +215,10 @@ pub struct NodeSpec {
     /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells.
     #[serde(default)]
     pub clp1_threshold_cells: Option<i64>,
+    /// Connection admission control at this switch's output ports (calls and permanent
+    /// connections with a contract are admitted against the port's capacity).
+    #[serde(default)]
+    pub cac: Option<CacSpec>,
     /// Frame-aware discard at this switch's ports for AAL5 connections: "tail" (default),
     /// "epd", "ppd" or "epd+ppd" (seed 002; Romanow and Floyd 1995).
     #[serde(default)]
@@ -683,6 +748,12 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         if let Some(b) = n.clp1_threshold_cells {
             positive_int(&format!("{p}.clp1_threshold_cells"), b)?;
         }
+        if let Some(c) = &n.cac {
+            if n.kind != NodeKind::Switch {
+                return Err(ScenarioError::new(format!("{p}.cac"), "CAC runs at switches"));
+            }
+            validate_cac(&format!("{p}.cac"), c)?;
+        }
         let epd = matches!(n.discard, Some(DiscardSpec::Epd | DiscardSpec::EpdPpd));
         match (epd, n.epd_threshold_cells) {
             (true, None) => return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), "required with discard = \"epd\" or \"epd+ppd\"")),
@@ -810,67 +881,131 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         if !conn_names.insert(c.name.as_str()) {
             return Err(ScenarioError::new(format!("{p}.name"), format!("duplicate connection name \"{}\"", c.name)));
         }
-        if c.route.len() < 2 {
-            return Err(ScenarioError::new(format!("{p}.route"), "needs at least two nodes"));
+        validate_connection(&p, c, sc, &kinds, &adj)?;
+    }
+    for (i, call) in sc.calls.iter().enumerate() {
+        let p = format!("calls[{i}]");
+        let c = &call.connection;
+        if c.name.is_empty() {
+            return Err(ScenarioError::new(format!("{p}.connection.name"), "must not be empty"));
         }
-        let mut on_route = BTreeSet::new();
-        for (k, n) in c.route.iter().enumerate() {
-            let rp = format!("{p}.route[{k}]");
-            let Some(kind) = kinds.get(n.as_str()) else {
-                return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(&kinds))));
-            };
-            let end = k == 0 || k == c.route.len() - 1;
-            if end && *kind != NodeKind::Host {
-                return Err(ScenarioError::new(rp, format!("\"{n}\" is a switch; a route starts and ends at a host")));
-            }
-            if !end && *kind != NodeKind::Switch {
-                return Err(ScenarioError::new(rp, format!("\"{n}\" is a host; only switches may be inside a route")));
-            }
-            if !on_route.insert(n.as_str()) {
-                return Err(ScenarioError::new(rp, format!("\"{n}\" appears twice; routes must not loop")));
-            }
-            if k > 0 && !adj.contains(&(c.route[k - 1].as_str(), n.as_str())) {
-                return Err(ScenarioError::new(rp, format!("no link between \"{}\" and \"{n}\"", c.route[k - 1])));
-            }
+        if !conn_names.insert(c.name.as_str()) {
+            return Err(ScenarioError::new(format!("{p}.connection.name"), format!("duplicate connection name \"{}\"", c.name)));
         }
-        if c.route.len() > 250 {
-            return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
+        validate_connection(&format!("{p}.connection"), c, sc, &kinds, &adj)?;
+        validate_call(&p, call, sc)?;
+    }
+    Ok(())
+}
+
+/// Route, source, contract and ABR checks of one connection (or call template) at path `p`.
+fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTreeMap<&str, NodeKind>, adj: &BTreeSet<(&str, &str)>) -> Res<()> {
+    if c.route.len() < 2 {
+        return Err(ScenarioError::new(format!("{p}.route"), "needs at least two nodes"));
+    }
+    let mut on_route = BTreeSet::new();
+    for (k, n) in c.route.iter().enumerate() {
+        let rp = format!("{p}.route[{k}]");
+        let Some(kind) = kinds.get(n.as_str()) else {
+            return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(&kinds))));
+        };
+        let end = k == 0 || k == c.route.len() - 1;
+        if end && *kind != NodeKind::Host {
+            return Err(ScenarioError::new(rp, format!("\"{n}\" is a switch; a route starts and ends at a host")));
         }
-        validate_source(&format!("{p}.source"), &c.source)?;
-        validate_contract(&p, c)?;
-        match (&c.abr, c.category) {
-            (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
-            (Some(_), cat) if cat != Category::Abr => {
-                return Err(ScenarioError::new(format!("{p}.abr"), format!("only for category \"abr\", not \"{}\"", cat.name())))
+        if !end && *kind != NodeKind::Switch {
+            return Err(ScenarioError::new(rp, format!("\"{n}\" is a host; only switches may be inside a route")));
+        }
+        if !on_route.insert(n.as_str()) {
+            return Err(ScenarioError::new(rp, format!("\"{n}\" appears twice; routes must not loop")));
+        }
+        if k > 0 && !adj.contains(&(c.route[k - 1].as_str(), n.as_str())) {
+            return Err(ScenarioError::new(rp, format!("no link between \"{}\" and \"{n}\"", c.route[k - 1])));
+        }
+    }
+    if c.route.len() > 250 {
+        return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
+    }
+    validate_source(&format!("{p}.source"), &c.source)?;
+    validate_contract(&p, c)?;
+    match (&c.abr, c.category) {
+        (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
+        (Some(_), cat) if cat != Category::Abr => {
+            return Err(ScenarioError::new(format!("{p}.abr"), format!("only for category \"abr\", not \"{}\"", cat.name())))
+        }
+        (Some(a), _) => {
+            let first_rate = sc.links.iter().find(|l| (l.a == c.route[0] && l.b == c.route[1]) || (l.b == c.route[0] && l.a == c.route[1])).map(|l| l.rate_mbps).unwrap_or(0.0);
+            validate_abr(&format!("{p}.abr"), a, first_rate)?;
+            if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
+                return Err(ScenarioError::new(format!("{p}.source.peak_mbps"), "an ABR source sends at its ACR; set abr.pcr_mbps instead"));
             }
-            (Some(a), _) => {
-                let first_rate = sc.links.iter().find(|l| (l.a == c.route[0] && l.b == c.route[1]) || (l.b == c.route[0] && l.a == c.route[1])).map(|l| l.rate_mbps).unwrap_or(0.0);
-                validate_abr(&format!("{p}.abr"), a, first_rate)?;
-                if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
-                    return Err(ScenarioError::new(format!("{p}.source.peak_mbps"), "an ABR source sends at its ACR; set abr.pcr_mbps instead"));
+            if c.bidirectional {
+                return Err(ScenarioError::new(format!("{p}.bidirectional"), "ABR connections carry backward RM cells on their reverse direction; data in both directions is not supported yet"));
+            }
+            for k in 1..c.route.len() - 1 {
+                let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();
+                let n = &sc.nodes[node];
+                let port = n.ports.iter().find(|ps| ps.to == c.route[k + 1]).and_then(|ps| ps.abr.as_ref());
+                if port.or(n.abr.as_ref()).is_none() {
+                    return Err(ScenarioError::new(
+                        format!("nodes[{node}].abr"),
+                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
+                    ));
                 }
-                if c.bidirectional {
-                    return Err(ScenarioError::new(format!("{p}.bidirectional"), "ABR connections carry backward RM cells on their reverse direction; data in both directions is not supported yet"));
-                }
-                for k in 1..c.route.len() - 1 {
-                    let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();
-                    let n = &sc.nodes[node];
-                    let port = n.ports.iter().find(|ps| ps.to == c.route[k + 1]).and_then(|ps| ps.abr.as_ref());
-                    if port.or(n.abr.as_ref()).is_none() {
-                        return Err(ScenarioError::new(
-                            format!("nodes[{node}].abr"),
-                            format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
-                        ));
-                    }
-                }
             }
-            (None, _) => {}
         }
-        if let Some(rs) = &c.reverse_source {
-            if !c.bidirectional {
-                return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
-            }
-            validate_source(&format!("{p}.reverse_source"), rs)?;
+        (None, _) => {}
+    }
+    if let Some(rs) = &c.reverse_source {
+        if !c.bidirectional {
+            return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
+        }
+        validate_source(&format!("{p}.reverse_source"), rs)?;
+    }
+    Ok(())
+}
+
+fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
+    let c = &call.connection;
+    if c.contract.is_none() {
+        return Err(ScenarioError::new(format!("{p}.connection.contract"), "a call needs a contract for CAC"));
+    }
+    if c.abr.is_some() || c.bidirectional {
+        return Err(ScenarioError::new(format!("{p}.connection"), "calls are one-way non-ABR connections for now"));
+    }
+    if c.source.start_s != 0.0 || c.source.stop_s.is_some() {
+        return Err(ScenarioError::new(format!("{p}.connection.source"), "a call's source runs from set-up to release; no start_s or stop_s"));
+    }
+    positive(&format!("{p}.arrival_rate_per_s"), call.arrival_rate_per_s)?;
+    positive(&format!("{p}.holding_s"), call.holding_s)?;
+    non_negative(&format!("{p}.start_s"), call.start_s)?;
+    if let Some(s) = call.stop_s {
+        if !(s.is_finite() && s > call.start_s) {
+            return Err(ScenarioError::new(format!("{p}.stop_s"), format!("must be > start_s ({})", call.start_s)));
+        }
+    }
+    if let Some(m) = call.max_active {
+        if !(1..=100_000).contains(&m) {
+            return Err(ScenarioError::new(format!("{p}.max_active"), format!("must be an integer in 1..=100000, got {m}")));
+        }
+    }
+    let cac_on_route = c.route[1..c.route.len() - 1].iter().any(|n| sc.nodes.iter().any(|x| &x.name == n && x.cac.is_some()));
+    if !cac_on_route {
+        return Err(ScenarioError::new(format!("{p}.connection.route"), "no switch on the route does CAC; set nodes[].cac"));
+    }
+    Ok(())
+}
+
+fn validate_cac(p: &str, c: &CacSpec) -> Res<()> {
+    if c.policy != CacPolicySpec::EffectiveBandwidth && (c.buffer_cells.is_some() || c.clr.is_some()) {
+        return Err(ScenarioError::new(p, "buffer_cells and clr apply to policy \"effective_bandwidth\" only"));
+    }
+    if let Some(b) = c.buffer_cells {
+        positive(&format!("{p}.buffer_cells"), b)?;
+    }
+    if let Some(v) = c.clr {
+        if !(v > 0.0 && v < 1.0) {
+            return Err(ScenarioError::new(format!("{p}.clr"), format!("must be in (0, 1), got {v}")));
         }
     }
     Ok(())

@@ -13,15 +13,16 @@
 
 use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds, RM_DIR};
 use crate::engine::{Event, EventQueue};
-use crate::policing::{BlockCounter, CellOutcome, Contract, GcraForm, ScrStream, Upc, UpcAction, UpcOutcome};
+use crate::policing::{BlockCounter, CacPolicy, CellOutcome, Contract, GcraForm, PortCac, Reservation, ScrStream, Upc, UpcAction, UpcOutcome};
 use crate::metrics::*;
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CcrSource, Category, ConnectionSpec, DiscardSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
+    AbrSchemeSpec, AbrSpec, CacPolicySpec, CallSpec, CcrSource, Category, ConnectionSpec, ContractSpec, DiscardSpec, EricaVariant, HoldingSpec, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
     UpcActionSpec,
 };
 use crate::time::*;
 use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
 use crate::video::Multiplex;
+use rand_distr::{Distribution, Exp};
 use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS};
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
@@ -55,6 +56,9 @@ pub struct Port {
     clp1_threshold: u32,
     /// Frame-aware discard (EPD / PPD) for AAL5 flows, with per-VC state at this port.
     frames: Option<Box<FrameDiscard>>,
+    /// Connection admission control, and the most bandwidth it has allocated (bit/s).
+    cac: Option<PortCac>,
+    cac_max_bps: u64,
     group: u32,
     pipe: VecDeque<(SimTime, Cell)>,
     /// Propagation + fabric delay of the receiving node.
@@ -108,6 +112,38 @@ const FD_IDLE: u8 = 0;
 const FD_IN_FRAME: u8 = 1;
 const FD_EPD: u8 = 2;
 const FD_PPD: u8 = 3;
+
+/// A class of switched calls (scenario `calls[]`).
+pub struct CallClass {
+    pub name: String,
+    contract: Contract,
+    source: SourceSpec,
+    first_link_mbps: f64,
+    rate_per_s: f64,
+    holding_mean_s: f64,
+    exponential: bool,
+    stop: SimTime,
+    /// Switch ports on the route that run CAC.
+    ports: Vec<u32>,
+    /// Prepared (flow, endpoint) pairs, their reservations while a call holds them.
+    slots: Vec<(u32, u32, Vec<Reservation>)>,
+    free: Vec<u32>,
+    rng: Rng,
+    offered: u64,
+    admitted: u64,
+    blocked: u64,
+    no_slot: u64,
+    active: u32,
+    max_active: u32,
+}
+
+/// The policing-level contract of a contract spec.
+fn contract_of(k: &ContractSpec) -> Contract {
+    match (k.scr_mbps, k.mbs_cells) {
+        (Some(scr), Some(mbs)) => Contract::vbr(k.pcr_mbps, us_to_ps(k.cdvt_us), scr, mbs as u32),
+        _ => Contract::cbr(k.pcr_mbps, us_to_ps(k.cdvt_us)),
+    }
+}
 
 /// A buffer shared by several ports of one node.
 #[derive(Clone, Debug)]
@@ -173,6 +209,7 @@ pub struct Simulation {
     pub groups: Vec<Group>,
     pub flows: Vec<Flow>,
     pub endpoints: Vec<Endpoint>,
+    pub calls: Vec<CallClass>,
     events: u64,
     cell_hops: u64,
     finished: bool,
@@ -202,10 +239,7 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
 
 fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
     let (k, u) = (c.contract.as_ref()?, c.upc.as_ref()?);
-    let contract = match (k.scr_mbps, k.mbs_cells) {
-        (Some(scr), Some(mbs)) => Contract::vbr(k.pcr_mbps, us_to_ps(k.cdvt_us), scr, mbs as u32),
-        _ => Contract::cbr(k.pcr_mbps, us_to_ps(k.cdvt_us)),
-    };
+    let contract = contract_of(k);
     let action = |a: Option<UpcActionSpec>, d| match a.unwrap_or(d) {
         UpcActionSpec::Discard => UpcAction::Discard,
         UpcActionSpec::Tag => UpcAction::Tag,
@@ -357,6 +391,17 @@ impl Simulation {
                     limit,
                     class_limit,
                     clp1_threshold: ps.and_then(|p| p.clp1_threshold_cells).or(spec.clp1_threshold_cells).map(|v| v as u32).unwrap_or(NONE),
+                    cac: spec.cac.as_ref().filter(|_| spec.kind == NodeKind::Switch).map(|c| {
+                        let policy = match c.policy {
+                            CacPolicySpec::Peak => CacPolicy::Peak,
+                            CacPolicySpec::Sustainable => CacPolicy::Sustainable,
+                            CacPolicySpec::EffectiveBandwidth => {
+                                CacPolicy::EffectiveBandwidth { buffer_cells: c.buffer_cells.unwrap_or(1000.0), clr: c.clr.unwrap_or(1e-6) }
+                            }
+                        };
+                        PortCac::new(l.rate_mbps, policy)
+                    }),
+                    cac_max_bps: 0,
                     frames: match spec.discard {
                         None | Some(DiscardSpec::Tail) => None,
                         Some(d) => Some(Box::new(FrameDiscard {
@@ -447,7 +492,167 @@ impl Simulation {
                 f.blocks = BlockCounter::new(q.secb_block_cells.unwrap_or(128) as u32, q.secb_max_bad.unwrap_or(4) as u32);
             }
         }
-        Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints)
+        let mut calls = Vec::new();
+        for (i, spec) in sc.calls.iter().enumerate() {
+            calls.push(Self::build_calls(i, spec, sc, &mut flows, &mut endpoints, &ports, &new_flow, &endpoint, &link_mbps, &node_id, &port_id));
+        }
+        let mut sim = Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints);
+        for (i, c) in calls.iter().enumerate() {
+            let t = secs_to_ps(sc.calls[i].start_s);
+            if t < c.stop.min(sim.end) {
+                sim.queue.push(t, Event::CallArrival(i as u32));
+            }
+        }
+        sim.calls = calls;
+        sim
+    }
+
+    /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
+    #[allow(clippy::too_many_arguments)]
+    fn build_calls(
+        i: usize,
+        spec: &CallSpec,
+        sc: &Scenario,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+        ports: &[Port],
+        new_flow: &dyn Fn(String, &[String], Category, Option<u32>, bool) -> Flow,
+        endpoint: &dyn Fn(usize, AnySource, String) -> Endpoint,
+        link_mbps: &BTreeMap<(u32, u32), f64>,
+        node_id: &BTreeMap<String, u32>,
+        port_id: &BTreeMap<(u32, u32), u32>,
+    ) -> CallClass {
+        let c = &spec.connection;
+        let contract = contract_of(c.contract.as_ref().expect("validated: calls have contracts"));
+        let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
+        let cac_ports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).filter(|&p| ports[p as usize].cac.is_some()).collect();
+        let k = spec.max_active.map(|m| m as usize).unwrap_or_else(|| {
+            let fit = cac_ports
+                .iter()
+                .map(|&p| {
+                    let cac = ports[p as usize].cac.as_ref().expect("filtered");
+                    let bw = cac.policy().bandwidth(&contract).max(1e-9);
+                    (cac.capacity_bps() as f64 / 1e6 / bw).floor() as usize
+                })
+                .min()
+                .unwrap_or(0);
+            fit.clamp(0, 99_999) + 1
+        });
+        let mut slots = Vec::with_capacity(k);
+        for s in 0..k {
+            let mut slot = c.clone();
+            slot.name = format!("{}#{s}", c.name);
+            slot.source = SourceSpec { kind: SourceKind::None, ..c.source.clone() };
+            let (f, e) = (flows.len() as u32, endpoints.len() as u32);
+            Self::build_connection(&slot, sc, flows, endpoints, ports, new_flow, endpoint, link_mbps, node_id);
+            slots.push((f, e, Vec::new()));
+        }
+        CallClass {
+            name: c.name.clone(),
+            contract,
+            source: c.source.clone(),
+            first_link_mbps: link_mbps[&(ids[0], ids[1])],
+            rate_per_s: spec.arrival_rate_per_s,
+            holding_mean_s: spec.holding_s,
+            exponential: spec.holding != Some(HoldingSpec::Fixed),
+            stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
+            ports: cac_ports,
+            free: (0..k as u32).rev().collect(),
+            slots,
+            rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
+            offered: 0,
+            admitted: 0,
+            blocked: 0,
+            no_slot: 0,
+            active: 0,
+            max_active: 0,
+        }
+    }
+
+    /// A call arrives: CAC at every port of the route (all or nothing), then a free slot.
+    fn call_arrival(&mut self, c: u32) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let cls = &mut self.calls[c as usize];
+        let gap = Exp::new(cls.rate_per_s).expect("validated rate").sample(&mut cls.rng);
+        let next = now + secs_to_ps(gap).max(1);
+        if next < cls.stop.min(self.end) {
+            self.queue.push(next, Event::CallArrival(c));
+        }
+        let hold_s = if cls.exponential {
+            Exp::new(1.0 / cls.holding_mean_s).expect("validated holding").sample(&mut cls.rng)
+        } else {
+            cls.holding_mean_s
+        };
+        if in_window {
+            cls.offered += 1;
+        }
+        let contract = cls.contract;
+        let route_ports = cls.ports.clone();
+        let mut held: Vec<Reservation> = Vec::with_capacity(route_ports.len());
+        for &p in &route_ports {
+            let port = &mut self.ports[p as usize];
+            let cac = port.cac.as_mut().expect("CAC port");
+            match cac.admit(&contract) {
+                Some(r) => {
+                    held.push(r);
+                    port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+                }
+                None => break,
+            }
+        }
+        let cls = &mut self.calls[c as usize];
+        let slot = if held.len() == route_ports.len() { cls.free.pop() } else { None };
+        let Some(slot) = slot else {
+            if in_window {
+                if held.len() == route_ports.len() {
+                    cls.no_slot += 1;
+                } else {
+                    cls.blocked += 1;
+                }
+            }
+            for (r, &p) in held.into_iter().zip(&route_ports) {
+                self.ports[p as usize].cac.as_mut().expect("CAC port").release(r);
+            }
+            return;
+        };
+        if in_window {
+            cls.admitted += 1;
+        }
+        cls.active += 1;
+        cls.max_active = cls.max_active.max(cls.active);
+        let end = now + secs_to_ps(hold_s).max(1);
+        let (_, e, res) = &mut cls.slots[slot as usize];
+        *res = held;
+        let e = *e;
+        let spec = SourceSpec { start_s: ps_to_secs(now), stop_s: Some(ps_to_secs(end)), ..cls.source.clone() };
+        let app = source_app(&spec, cls.first_link_mbps);
+        let ep = &mut self.endpoints[e as usize];
+        ep.app = app;
+        ep.timer_at = None;
+        let mut ctx = Ctx::new(now, &mut ep.rng);
+        ep.app.start(&mut ctx);
+        let (cl, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+        self.apply(e, cl, n, t);
+        if end < self.end {
+            self.queue.push(end, Event::CallEnd(c, slot));
+        }
+    }
+
+    /// A call ends: its reservations are released and its slot is free again.
+    fn call_end(&mut self, c: u32, slot: u32) {
+        let cls = &mut self.calls[c as usize];
+        let (_, e, res) = &mut cls.slots[slot as usize];
+        let held = std::mem::take(res);
+        let e = *e;
+        for (r, &p) in held.into_iter().zip(&cls.ports) {
+            self.ports[p as usize].cac.as_mut().expect("CAC port").release(r);
+        }
+        cls.free.push(slot);
+        cls.active -= 1;
+        let ep = &mut self.endpoints[e as usize];
+        ep.app = AnySource::Idle;
+        ep.timer_at = None;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -550,6 +755,7 @@ impl Simulation {
             groups,
             flows,
             endpoints,
+            calls: Vec::new(),
             events: 0,
             cell_hops: 0,
             finished: false,
@@ -662,6 +868,8 @@ impl Simulation {
             Event::Sample => self.sample(),
             Event::WarmupEnd => self.warmup_end(),
             Event::AbrInterval(p) => self.abr_interval_timer(p),
+            Event::CallArrival(c) => self.call_arrival(c),
+            Event::CallEnd(c, s) => self.call_end(c, s),
         }
     }
 
@@ -1221,6 +1429,9 @@ impl Simulation {
                         PortScheme::Erica(e) => Some(e.n_intervals),
                         _ => None,
                     },
+                    cac_capacity_mbps: p.cac.as_ref().map(|c| c.capacity_bps() as f64 / 1e6),
+                    cac_allocated_mbps: p.cac.as_ref().map(|c| c.allocated_bps() as f64 / 1e6),
+                    cac_allocated_max_mbps: p.cac.as_ref().map(|_| p.cac_max_bps as f64 / 1e6),
                 },
             );
         }
@@ -1315,6 +1526,27 @@ impl Simulation {
             events: self.events,
             ports,
             connections,
+            calls: self
+                .calls
+                .iter()
+                .map(|c| {
+                    let decided = c.offered.max(1) as f64;
+                    let pb = (c.blocked + c.no_slot) as f64 / decided;
+                    (
+                        c.name.clone(),
+                        CallSummary {
+                            offered: c.offered,
+                            admitted: c.admitted,
+                            blocked: c.blocked,
+                            blocked_no_slot: c.no_slot,
+                            blocking_probability: pb,
+                            blocking_ci95: 1.96 * (pb * (1.0 - pb) / decided).sqrt(),
+                            active_at_end: c.active,
+                            max_active: c.max_active,
+                        },
+                    )
+                })
+                .collect(),
         }
     }
 

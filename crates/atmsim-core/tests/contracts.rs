@@ -99,3 +99,88 @@ fn secbr_matches_the_binomial_tail_and_qos_is_judged() {
     let q = s.connections["c"].qos_met.clone().unwrap();
     assert!(!q["max_ctd"] && !q["all"] && q["clr"]);
 }
+
+fn calls_case(seed: u64, offered_erlangs: f64, policy: Value, contract: Value, dur: f64) -> Summary {
+    let sc = json!({"description": "calls", "run": {"duration_s": dur, "warmup_s": 20.0, "seed": seed},
+        "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "cac": policy}, {"name": "B", "kind": "switch"}, {"name": "d", "kind": "host"}],
+        "links": [{"a": "h", "b": "A", "rate_mbps": 622.08, "length_km": 1.0}, {"a": "A", "b": "B", "rate_mbps": 149.76, "length_km": 100.0},
+                  {"a": "B", "b": "d", "rate_mbps": 622.08, "length_km": 1.0}],
+        "calls": [{"arrival_rate_per_s": offered_erlangs, "holding_s": 1.0, "stop_s": dur - 30.0,
+                   "connection": {"name": "voice", "route": ["h", "A", "B", "d"], "category": "cbr",
+                                  "contract": contract, "source": {"kind": "none"}}}]});
+    run(&sc)
+}
+
+#[test]
+fn peak_rate_cac_blocking_matches_erlang_b() {
+    use atmsim_core::policing::erlang_b;
+    // 10 Mb/s CBR calls on a 149.76 Mb/s port: 14 fit. 12 erlangs offered, exponential holding.
+    let servers = (149.76f64 / 10.0).floor() as u32;
+    assert_eq!(servers, 14);
+    let expect = erlang_b(12.0, servers);
+    // the mean over independent replications, against its own 99% confidence interval
+    let pb: Vec<f64> = (1..=8)
+        .map(|seed| {
+            let s = calls_case(seed, 12.0, json!({"policy": "peak"}), json!({"pcr_mbps": 10.0}), 400.0);
+            let c = &s.calls["voice"];
+            assert_eq!(c.blocked_no_slot, 0);
+            assert!(c.offered > 3000);
+            c.blocking_probability
+        })
+        .collect();
+    let n = pb.len() as f64;
+    let mean = pb.iter().sum::<f64>() / n;
+    let sd = (pb.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let half = 3.5 * sd / n.sqrt(); // t(0.995, 7) = 3.50
+    assert!((mean - expect).abs() <= half, "blocking {mean} +- {half} vs Erlang-B {expect}");
+}
+
+#[test]
+fn admitted_calls_never_exceed_the_port_and_release_restores_it() {
+    for (policy, contract, per_call) in [
+        (json!({"policy": "peak"}), json!({"pcr_mbps": 10.0}), 10.0),
+        (json!({"policy": "sustainable"}), json!({"pcr_mbps": 40.0, "scr_mbps": 7.0, "mbs_cells": 50}), 7.0),
+    ] {
+        let mut contract = contract;
+        let category = if contract.get("scr_mbps").is_some() { "rt-vbr" } else { "cbr" };
+        let s = {
+            let sc_contract = contract.take();
+            let mut sc = json!({"description": "calls", "run": {"duration_s": 100.0},
+                "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "cac": policy}, {"name": "d", "kind": "host"}],
+                "links": [{"a": "h", "b": "A", "rate_mbps": 622.08, "length_km": 1.0}, {"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
+                "calls": [{"arrival_rate_per_s": 40.0, "holding_s": 1.0, "stop_s": 80.0,
+                           "connection": {"name": "v", "route": ["h", "A", "d"], "category": category,
+                                          "contract": sc_contract, "source": {"kind": "none"}}}]});
+            sc["run"]["seed"] = 3.into();
+            run(&sc)
+        };
+        let p = &s.ports["A->d"];
+        let fit = (149.76f64 / per_call).floor();
+        assert!(p.cac_allocated_max_mbps.unwrap() <= p.cac_capacity_mbps.unwrap());
+        // heavily overloaded: the port filled up to the last whole call
+        assert!((p.cac_allocated_max_mbps.unwrap() - fit * per_call).abs() < 1e-6);
+        assert_eq!(s.calls["v"].max_active as f64, fit);
+        // arrivals stop at 80 s; 20 s later every call has ended (exponential, mean 1 s)
+        assert_eq!(s.calls["v"].active_at_end, 0);
+        assert_eq!(p.cac_allocated_mbps.unwrap(), 0.0);
+    }
+}
+
+#[test]
+fn admitted_calls_carry_their_traffic() {
+    // CBR calls at 10 Mb/s with traffic: the port carries 10 Mb/s per active call on average
+    let sc = json!({"description": "calls with traffic", "run": {"duration_s": 30.0, "warmup_s": 5.0, "seed": 4},
+        "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "cac": {"policy": "peak"}}, {"name": "d", "kind": "host"}],
+        "links": [{"a": "h", "b": "A", "rate_mbps": 622.08, "length_km": 1.0}, {"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
+        "calls": [{"arrival_rate_per_s": 5.0, "holding_s": 1.0, "holding": "fixed",
+                   "connection": {"name": "v", "route": ["h", "A", "d"], "category": "cbr",
+                                  "contract": {"pcr_mbps": 10.0}, "source": {"kind": "cbr", "rate_mbps": 10.0}}}]});
+    let s = run(&sc);
+    let carried: f64 = s.connections.iter().filter(|(n, _)| n.starts_with("v#")).map(|(_, c)| c.throughput_mbps * 53.0 / 48.0).sum();
+    // 5 erlangs offered to 14 servers: blocking ~1e-4, so about 5 calls x 10 Mb/s
+    assert_eq!(s.calls["v"].blocked, 0);
+    assert!((carried / 50.0 - 1.0).abs() < 0.1, "carried {carried}");
+    for (n, c) in &s.connections {
+        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{n}");
+    }
+}
