@@ -8,6 +8,7 @@ files, runs them and hands back results::
     result.summary["connections"]["c1"]["throughput_mbps"]
     result.series("ports")          # pandas.DataFrame
     result.write("results/demo")     # summary.json + ports.parquet + connections.parquet
+    atmsim.map_traffic(10, 2, 10_000, 512, "tcp")   # PCR / SCR / MBS (seed 001 Table 7)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from .api import run
 from .errors import AtmsimError, ScenarioError, SimulationError
+from .mapping import map_traffic
 from .result import Result
 from .scenario import load_scenario
 
@@ -26,6 +28,7 @@ except PackageNotFoundError:  # running from a source tree without an install
 
 __all__ = [
     "run",
+    "map_traffic",
     "Result",
     "load_scenario",
     "AtmsimError",

@@ -6,6 +6,11 @@ def schema() -> str:
 def check(json: str) -> tuple[str, str] | None:
     """``None`` if the scenario JSON is valid, else ``(key path, message)``."""
 
+def map_traffic(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header_bytes: int) -> str:
+    """Seed 001 Table 7 mapping as JSON: ``{"plain": {...}, "aal5": {...}, "cells_per_tsdu": n}``;
+    each form has ``pcr_cells_per_s``, ``scr_cells_per_s``, ``pcr_mbps``, ``scr_mbps``,
+    ``mbs_cells``. Raises ``ValueError`` unless 0 < mean <= max and tsdu_bytes >= 1."""
+
 class Simulation:
     """One run of a scenario; raises ``ValueError`` if the scenario is invalid."""
 

@@ -1,4 +1,4 @@
-"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce``.
+"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce|map``.
 
 Every problem with the input (scenario file, ``--set``, results directory) is reported as exactly
 one line on stderr, ``atmsim: error: <file>: <key path>: <message>``, with exit code 2.
@@ -66,11 +66,54 @@ def _drops(entry: dict[str, Any]) -> int:
     return int(sum((entry.get("drops") or {}).values()))
 
 
+def _qos_met(met: dict[str, bool] | None) -> str:
+    """``yes``, ``no:clr,cdv`` (the objectives missed) or ``-`` without requested QoS."""
+    if not met:
+        return "-"
+    if met.get("all"):
+        return "yes"
+    missed = [k for k, ok in sorted(met.items()) if k != "all" and not ok]
+    return "no:" + ",".join(missed)
+
+
+def format_mapping(m: dict[str, Any]) -> str:
+    """What ``atmsim map`` prints: the application, then PCR / SCR / MBS in both forms."""
+    i = m["input"]
+    headers = ["form", "PCR cells/s", "PCR Mb/s", "SCR cells/s", "SCR Mb/s", "MBS cells"]
+    rows = []
+    for form in ("plain", "aal5"):
+        d = m[form]
+        rows.append([
+            form,
+            _fmt(float(d["pcr_cells_per_s"]), ".1f"),
+            _fmt(float(d["pcr_mbps"]), ".4f"),
+            _fmt(float(d["scr_cells_per_s"]), ".1f"),
+            _fmt(float(d["scr_mbps"]), ".4f"),
+            _fmt(d["mbs_cells"]),
+        ])
+    return "\n".join([
+        "traffic mapping (seed 001 section 6.1, Table 7)",
+        f"application: max {i['max_mbps']:g} Mb/s, mean {i['mean_mbps']:g} Mb/s, burst {i['burst_bytes']} B; "
+        f"TSDU {i['tsdu_bytes']} B + header {i['header_bytes']} B = {m['cells_per_tsdu']} cells per AAL5 frame",
+        "",
+        _table(headers, rows),
+        "",
+        "plain: PCR = max_R / 48, SCR = mean_R / 48, MBS = ceil(B / 48) (fluid; no segmentation overhead)",
+        "aal5:  rates x cells per TSDU / TSDU bytes (header, 8-byte AAL5 trailer, padding); MBS = cells of B cut into TSDUs",
+        "PCR and SCR in Mb/s are of 53-byte cells",
+    ])
+
+
 def format_summary(summary: dict[str, Any]) -> str:
     """The tables ``atmsim run`` prints: ports, then connections.
 
     ERICA / ERICA+ ports add z mean, fair share and ABR capacity; ABR connections add ACR final,
-    ACR mean (Mb/s) and RM overhead (RM cells / cells sent). The extra columns appear only when
+    ACR mean (Mb/s) and RM overhead (RM cells / cells sent). Connections with UPC add the cells
+    tagged and discarded by it and CLR0 (CLR of the CLP=0 cells); CLR0 also appears when some
+    connection's CLR0 differs from its CLR (CLP=1 cells were lost). SECBR appears when some
+    connection has requested QoS or a severely errored block; CER and CMR (misinserted cells/s)
+    when some connection had errored or misinserted cells; "QoS met" ("yes", or "no:" and the
+    objectives missed) when some connection has requested QoS. The extra columns appear only when
     some entry has them ("-" for the others).
     """
     parts = []
@@ -100,7 +143,24 @@ def format_summary(summary: dict[str, Any]) -> str:
     conns = summary.get("connections") or {}
     if conns:
         abr = any("acr_final_mbps" in c for c in conns.values())
+        upc = any("upc_cells" in c for c in conns.values())
+        clr0 = upc or any(
+            c.get("clr_clp0") is not None and c.get("clr_clp0") != c.get("clr") for c in conns.values()
+        )
+        qos = any("qos_met" in c for c in conns.values())
+        secbr = qos or any(c.get("secbr") for c in conns.values())
+        impaired = any(c.get("cells_errored") or c.get("cells_misinserted") for c in conns.values())
         headers = ["connection", "sent", "delivered", "dropped", "Mb/s", "CTD mean us", "CTD max us", "CDV p2p us", "CLR"]
+        if upc:
+            headers += ["UPC tagged", "UPC discarded"]
+        if clr0:
+            headers += ["CLR0"]
+        if impaired:
+            headers += ["CER", "CMR /s"]
+        if secbr:
+            headers += ["SECBR"]
+        if qos:
+            headers += ["QoS met"]
         if abr:
             headers += ["ACR final", "ACR mean", "RM overhead"]
         rows = []
@@ -116,6 +176,16 @@ def format_summary(summary: dict[str, Any]) -> str:
                 _fmt(c.get("cdv_p2p_us"), ".1f"),
                 _fmt(c.get("clr"), ".3g"),
             ]
+            if upc:
+                row += [_fmt(c.get("upc_tagged")), _fmt(c.get("upc_discarded"))]
+            if clr0:
+                row += [_fmt(c.get("clr_clp0"), ".3g")]
+            if impaired:
+                row += [_fmt(c.get("cer"), ".3g"), _fmt(c.get("cmr_per_s"), ".4g")]
+            if secbr:
+                row += [_fmt(c.get("secbr"), ".3g")]
+            if qos:
+                row += [_qos_met(c.get("qos_met"))]
             if abr:
                 row += [
                     _fmt(c.get("acr_final_mbps"), ".2f"),
@@ -293,6 +363,31 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
         click.echo(report.table())
         click.echo()
     click.echo(f"wrote {report.out} ({report.wall_time_s:.1f} s)")
+
+
+@cli.command("map")
+@click.option("--max-mbps", type=float, required=True, help="Maximum rate of user data max_R, Mb/s (> 0).")
+@click.option("--mean-mbps", type=float, required=True, help="Mean rate of user data mean_R, Mb/s (0 < mean <= max).")
+@click.option("--burst-bytes", type=int, required=True, help="Burst B of user data, bytes (>= 0).")
+@click.option("--tsdu-bytes", type=int, required=True, help="User bytes per TSDU, each one AAL5 frame (>= 1).")
+@click.option("--header", default="none", show_default=True, metavar="tcp|none|BYTES",
+              help="Encapsulation bytes per TSDU: tcp = TCP 20 + IP 20 + LLC/SNAP 8 = 48, none = 0, or a number.")
+@click.option("--json", "as_json", is_flag=True, help="Print the mapping as JSON.")
+def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header: str, as_json: bool) -> None:
+    """Map application traffic to PCR / SCR / MBS (seed 001 section 6.1, Table 7).
+
+    Prints the plain form (PCR = max_R / cell size, 48 payload bytes per cell, no overhead) and
+    the AAL5 form (each TSDU plus header is one AAL5 frame with its trailer and padding).
+    """
+    from .mapping import map_traffic
+
+    names = {"max_mbps": "--max-mbps", "mean_mbps": "--mean-mbps", "burst_bytes": "--burst-bytes",
+             "tsdu_bytes": "--tsdu-bytes", "header": "--header"}
+    m = map_traffic(max_mbps, mean_mbps, burst_bytes, tsdu_bytes, header, names=names)
+    if as_json:
+        click.echo(json.dumps(m, indent=2))
+    else:
+        click.echo(format_mapping(m))
 
 
 # ---------------------------------------------------------------------------------- entry point
