@@ -182,6 +182,11 @@ pub struct Flow {
     /// Receiver-side sequence tracking for SECBR, and the block counter.
     rx_next: Option<u32>,
     blocks: BlockCounter,
+    /// UPC counts at the end of warm-up (the summary reports the difference).
+    upc_mark: Option<crate::policing::UpcCounts>,
+    /// The least possible transfer delay on the route (cell times, propagation, fabric): the
+    /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
+    base_ps: SimDuration,
     pub stats: FlowStats,
 }
 
@@ -470,6 +475,8 @@ impl Simulation {
                 qos: None,
                 rx_next: None,
                 blocks: BlockCounter::new(128, 4),
+                upc_mark: None,
+                base_ps: 0,
                 stats: FlowStats::new(fports.len()),
                 ports: fports,
             }
@@ -767,6 +774,9 @@ impl Simulation {
         if sample_ps < end {
             sim.queue.push(sample_ps, Event::Sample);
         }
+        for flow in sim.flows.iter_mut() {
+            flow.base_ps = flow.ports.iter().map(|&p| CELL_BIT_PS.div_ceil(sim.ports[p as usize].rate_bps) + sim.ports[p as usize].delay_ps).sum();
+        }
         for (f, flow) in sim.flows.iter().enumerate() {
             for (h, &p) in flow.ports.iter().enumerate() {
                 if let Some(im) = &mut sim.ports[p as usize].impair {
@@ -962,10 +972,10 @@ impl Simulation {
         if cls == Category::Abr as usize && !matches!(self.ports[p as usize].scheme, PortScheme::None) {
             self.abr_input(p, &mut cell);
         }
-        let framed = self.flows[cell.flow as usize].frame_cells > 0;
-        let port = &mut self.ports[p as usize];
         let mut frame_state = None;
-        if let (Some(fd), true) = (&mut port.frames, framed) {
+        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].frame_cells > 0 {
+            let port = &mut self.ports[p as usize];
+            let fd = port.frames.as_mut().expect("checked");
             let st = fd.vcs[cell.flow as usize];
             let eof = cell.is_eof();
             let (next, refuse) = match st {
@@ -1028,7 +1038,8 @@ impl Simulation {
 
     fn drop_cell(&mut self, p: u32, cell: Cell, r: DropReason) {
         self.ports[p as usize].stats.drops[r as usize] += 1;
-        if cell.created >= self.warmup {
+        // a misinserted cell is not its current connection's cell: only the port counts it
+        if cell.created >= self.warmup && cell.hdr & H_MIS == 0 {
             let f = &mut self.flows[cell.flow as usize];
             f.stats.dropped += 1;
             if cell.hdr & H_CLP == 0 {
@@ -1267,7 +1278,7 @@ impl Simulation {
             st.ctd_sum += d as u128;
             st.ctd_max = st.ctd_max.max(d);
             st.ctd_min = st.ctd_min.min(d);
-            st.ctd_hist.record(d);
+            st.ctd_hist.record(d.saturating_sub(f.base_ps));
         }
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
@@ -1371,6 +1382,7 @@ impl Simulation {
         for f in &mut self.flows {
             f.stats.rx_cells_window = 0;
             f.stats.user_bytes_window = 0;
+            f.upc_mark = f.upc.as_ref().map(|u| u.counts());
         }
     }
 
@@ -1441,6 +1453,18 @@ impl Simulation {
             let us = |ps: u64| ps as f64 / 1e6;
             let got = s.delivered > 0;
             let lost_or_got = s.delivered + s.dropped;
+            // UPC counts after warm-up
+            let upc = f.upc.as_ref().map(|u| {
+                let (now, m) = (u.counts(), f.upc_mark.unwrap_or_default());
+                crate::policing::UpcCounts {
+                    cells: now.cells - m.cells,
+                    passed: now.passed - m.passed,
+                    tagged: now.tagged - m.tagged,
+                    discarded: now.discarded - m.discarded,
+                    pcr_failures: now.pcr_failures - m.pcr_failures,
+                    scr_failures: now.scr_failures - m.scr_failures,
+                }
+            });
             let ep = self.endpoints.iter().find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
             let abr = ep.and_then(|e| match &e.app {
                 AnySource::Abr(a) => Some(a),
@@ -1470,8 +1494,8 @@ impl Simulation {
                     ctd_max_us: got.then(|| us(s.ctd_max)),
                     ctd_min_us: got.then(|| us(s.ctd_min)),
                     cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
-                    ctd_p999_us: s.ctd_hist.quantile(0.999).map(|q| us(q.min(s.ctd_max))),
-                    cdv_p999_us: s.ctd_hist.quantile(0.999).map(|q| us(q.min(s.ctd_max) - s.ctd_min)),
+                    ctd_p999_us: s.ctd_hist.quantile(0.999).map(|q| us((f.base_ps + q).min(s.ctd_max))),
+                    cdv_p999_us: s.ctd_hist.quantile(0.999).map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
                     clr: if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 },
                     drops: drops_map(&s.drops),
                     drops_by_port: f
@@ -1492,9 +1516,9 @@ impl Simulation {
                         0.0
                     },
                     secbr: f.blocks.secbr(),
-                    upc_cells: f.upc.as_ref().map(|u| u.counts().cells),
-                    upc_tagged: f.upc.as_ref().map(|u| u.counts().tagged),
-                    upc_discarded: f.upc.as_ref().map(|u| u.counts().discarded),
+                    upc_cells: upc.map(|u| u.cells),
+                    upc_tagged: upc.map(|u| u.tagged),
+                    upc_discarded: upc.map(|u| u.discarded),
                     qos_met: f.qos.map(|(ctd, cdv, clr)| {
                         let mut m = BTreeMap::new();
                         let clr_now = if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 };

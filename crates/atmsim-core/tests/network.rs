@@ -425,3 +425,27 @@ fn ppd_drops_the_rest_of_a_cut_frame_but_its_last_cell() {
     assert_eq!(fp.drops["ppd"], 2, "cells 7 and 8 dropped, 9 (end of frame) kept");
     assert_eq!((fp.frames_lost, fp.frames_delivered), (1, 5), "the next frame is unharmed");
 }
+
+#[test]
+fn misinserted_cells_lost_downstream_do_not_count_against_their_new_connection() {
+    let mut trunk = link("A", "B", 149.76, 10.0);
+    trunk["impairment"] = json!({"misinsertion_probability": 0.1});
+    let mut tail = link("B", "d2", 149.76, 1.0);
+    tail["impairment"] = json!({"loss_probability": 0.5});
+    let sc = json!({
+        "description": "misinsertion then loss",
+        "run": {"duration_s": 0.5, "seed": 9},
+        "nodes": [host("h1"), host("h2"), switch("A", json!({})), switch("B", json!({})), host("d1"), host("d2")],
+        "links": [link("h1", "A", 149.76, 1.0), link("h2", "A", 149.76, 1.0), trunk, link("B", "d1", 149.76, 1.0), tail],
+        "connections": [
+            {"name": "c1", "route": ["h1", "A", "B", "d1"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 42.4}},
+            {"name": "c2", "route": ["h2", "A", "B", "d2"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 21.2}}
+        ]
+    });
+    let s = run(&sc).summary();
+    for name in ["c1", "c2"] {
+        let c = conn(&s, name);
+        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+    }
+    assert!(conn(&s, "c2").cells_misinserted > 0);
+}
