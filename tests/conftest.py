@@ -82,3 +82,21 @@ def abr_scenario(duration_s: float = 0.02, scheme: str = "erica") -> dict[str, A
     doc["nodes"][1]["abr"] = {"scheme": scheme}
     doc["connections"][0].update(category="abr", source={"kind": "persistent"}, abr={"nrm": 32})
     return doc
+
+
+def run_bad(capsys, tmp_path: Path, scenario: Path, *extra: str) -> str:
+    """Run the CLI on bad input: exit code 2, exactly one stderr line, no traceback and no output
+    directory. Returns that line."""
+    from atmsim.cli import main
+
+    out = tmp_path / "out"
+    code = main(["run", str(scenario), "--out", str(out), "--quiet", *extra])
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert code == 2, captured
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("atmsim: error: "), lines
+    assert "Traceback" not in captured.err
+    assert not out.exists(), "output directory created for bad input"
+    assert not (tmp_path / "results").exists()
+    return lines[0]

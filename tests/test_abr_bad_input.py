@@ -11,20 +11,9 @@ import pytest
 
 from atmsim.cli import main
 
-from conftest import abr_scenario, write_toml
+from conftest import abr_scenario, write_toml, run_bad
 
 
-def run_bad(capsys, tmp_path: Path, scenario: Path, *extra: str) -> str:
-    out = tmp_path / "out"
-    code = main(["run", str(scenario), "--out", str(out), "--quiet", *extra])
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert code == 2, captured
-    assert len(lines) == 1, lines
-    assert lines[0].startswith("atmsim: error: "), lines
-    assert "Traceback" not in captured.err
-    assert not out.exists(), "output directory created for bad input"
-    return lines[0]
 
 
 def conn_abr(**keys: Any) -> Callable[[dict[str, Any]], None]:

@@ -16,7 +16,7 @@ import pytest
 import atmsim
 from atmsim.cli import format_summary, main
 
-from conftest import REPO, minimal_scenario, write_toml
+from conftest import REPO, minimal_scenario, write_toml, run_bad
 
 CONTRACTS = REPO / "scenarios" / "contracts"
 
@@ -108,18 +108,6 @@ def test_map_bad_values(capsys, extra: list[str], option: str) -> None:
 # ------------------------------------------------------------------------------- bad input
 
 
-def run_bad(capsys, tmp_path: Path, scenario: Path) -> str:
-    out = tmp_path / "out"
-    code = main(["run", str(scenario), "--out", str(out), "--quiet"])
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert code == 2, captured
-    assert len(lines) == 1, lines
-    assert lines[0].startswith("atmsim: error: "), lines
-    assert "Traceback" not in captured.err
-    assert not out.exists(), "output directory created for bad input"
-    assert not (tmp_path / "results").exists()
-    return lines[0]
 
 
 def vbr(doc: dict[str, Any], **contract: Any) -> None:

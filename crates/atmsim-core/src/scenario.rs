@@ -907,7 +907,7 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
     for (k, n) in c.route.iter().enumerate() {
         let rp = format!("{p}.route[{k}]");
         let Some(kind) = kinds.get(n.as_str()) else {
-            return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(&kinds))));
+            return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(kinds))));
         };
         let end = k == 0 || k == c.route.len() - 1;
         if end && *kind != NodeKind::Host {
@@ -927,7 +927,7 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
         return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
     }
     validate_source(&format!("{p}.source"), &c.source)?;
-    validate_contract(&p, c)?;
+    validate_contract(p, c)?;
     match (&c.abr, c.category) {
         (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
         (Some(_), cat) if cat != Category::Abr => {

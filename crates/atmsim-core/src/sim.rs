@@ -340,6 +340,171 @@ fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
     }
 }
 
+/// What building a connection needs to look up: the scenario and the ports built so far.
+struct Builder<'a> {
+    sc: &'a Scenario,
+    ports: &'a [Port],
+    link_mbps: &'a BTreeMap<(u32, u32), f64>,
+    node_id: &'a BTreeMap<String, u32>,
+    port_id: &'a BTreeMap<(u32, u32), u32>,
+}
+
+impl Builder<'_> {
+    /// A flow along `route` (node names).
+    fn flow(&self, name: String, route: &[String], category: Category, frame: Option<u32>, backward: bool) -> Flow {
+        let ids: Vec<u32> = route.iter().map(|n| self.node_id[n]).collect();
+        let fports: Vec<u32> = ids.windows(2).map(|w| self.port_id[&(w[0], w[1])]).collect();
+        Flow {
+            name,
+            category,
+            route: route.to_vec(),
+            frame_cells: frame.map(aal5_cells).unwrap_or(0),
+            frame_len: frame.unwrap_or(0) as u16,
+            tx_seq: 0,
+            tx_in_frame: 0,
+            reasm: Reassembler::default(),
+            rx_endpoint: NONE,
+            pair: NONE,
+            backward,
+            vs_endpoint: NONE,
+            vs_next: NONE,
+            upc: None,
+            qos: None,
+            rx_next: None,
+            blocks: BlockCounter::new(128, 4),
+            upc_mark: None,
+            base_ps: 0,
+            stats: FlowStats::new(fports.len()),
+            ports: fports,
+        }
+    }
+
+    /// An endpoint on `flow` with its own random stream named `key`.
+    fn endpoint(&self, flow: usize, app: AnySource, key: String) -> Endpoint {
+        Endpoint { flow: flow as u32, app, rng: stream(self.sc.run.seed, &key), timer_at: None, acr_mark: 0.0 }
+    }
+
+    /// The flows (one per direction, per ABR segment) and endpoints of one connection.
+    fn connection(&self, c: &ConnectionSpec, flows: &mut Vec<Flow>, endpoints: &mut Vec<Endpoint>) {
+        let (sc, ports, link_mbps, node_id) = (self.sc, self.ports, self.link_mbps, self.node_id);
+        let new_flow = |name, route: &[String], category, frame, backward| self.flow(name, route, category, frame, backward);
+        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
+        {
+            let frame = c.source.frame_bytes.map(|f| f as u32);
+            let first_rate = |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
+            let Some(abr) = &c.abr else {
+                // a plain connection: the source, and optionally traffic on the reverse direction
+                let fwd = flows.len();
+                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
+                let src = endpoints.len();
+                endpoints.push(endpoint(fwd, source_app(&c.source, first_rate(&c.route)), format!("connections.{}.source", c.name)));
+                if c.bidirectional {
+                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
+                    let rev = flows.len();
+                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
+                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
+                    flows[fwd].pair = rev as u32;
+                    flows[rev].pair = fwd as u32;
+                    if let Some(rs) = &c.reverse_source {
+                        // each direction's cells reach the application sending the other way
+                        flows[fwd].rx_endpoint = endpoints.len() as u32;
+                        flows[rev].rx_endpoint = src as u32;
+                        endpoints.push(endpoint(rev, source_app(rs, first_rate(&route)), format!("connections.{}.reverse_source", c.name)));
+                    }
+                }
+                return;
+            };
+            // ABR: one control loop per segment, split at VS/VD switches; each segment has its
+            // forward flow (source -> destination) and its backward flow (BRMs)
+            let n = c.route.len();
+            let mut bounds = vec![0];
+            bounds.extend((1..n - 1).filter(|&k| {
+                sc.nodes[node_id[&c.route[k]] as usize].abr.as_ref().is_some_and(|a| a.vsvd == Some(true))
+            }));
+            bounds.push(n - 1);
+            let mut prev: Option<usize> = None;
+            for (i, w) in bounds.windows(2).enumerate() {
+                let seg = &c.route[w[0]..=w[1]];
+                let name = if i == 0 { c.name.clone() } else { format!("{}.seg{i}", c.name) };
+                let fwd = flows.len();
+                flows.push(new_flow(name.clone(), seg, c.category, frame, false));
+                let back: Vec<String> = seg.iter().rev().cloned().collect();
+                let rev = flows.len();
+                flows.push(new_flow(format!("{name}.reverse"), &back, c.category, None, true));
+                flows[fwd].pair = rev as u32;
+                flows[rev].pair = fwd as u32;
+                let one_way: u64 = flows[fwd].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+                let params = abr_params(abr, first_rate(seg), 2 * one_way);
+                let feed = if i == 0 { abr_feed(&c.source) } else { Feed::Relay(VecDeque::new()) };
+                let key = if i == 0 { format!("connections.{}", c.name) } else { format!("connections.{}.seg{i}", c.name) };
+                let src = endpoints.len();
+                endpoints.push(endpoint(fwd, AnySource::Abr(Box::new(AbrSource::new(params, feed))), format!("{key}.source")));
+                let dst = endpoints.len();
+                endpoints.push(endpoint(rev, AnySource::AbrDest(AbrDest::default()), format!("{key}.abr_destination")));
+                flows[fwd].rx_endpoint = dst as u32;
+                flows[rev].rx_endpoint = src as u32;
+                if let Some(p) = prev {
+                    flows[p].vs_endpoint = src as u32;
+                    flows[p].vs_next = fwd as u32;
+                }
+                prev = Some(fwd);
+            }
+        }
+    }
+
+
+    /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
+    fn calls(&self, i: usize, spec: &CallSpec, flows: &mut Vec<Flow>, endpoints: &mut Vec<Endpoint>) -> CallClass {
+        let (sc, ports, link_mbps, node_id, port_id) = (self.sc, self.ports, self.link_mbps, self.node_id, self.port_id);
+        let c = &spec.connection;
+        let contract = contract_of(c.contract.as_ref().expect("validated: calls have contracts"));
+        let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
+        let cac_ports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).filter(|&p| ports[p as usize].cac.is_some()).collect();
+        let k = spec.max_active.map(|m| m as usize).unwrap_or_else(|| {
+            let fit = cac_ports
+                .iter()
+                .map(|&p| {
+                    let cac = ports[p as usize].cac.as_ref().expect("filtered");
+                    let bw = cac.policy().bandwidth(&contract).max(1e-9);
+                    (cac.capacity_bps() as f64 / 1e6 / bw).floor() as usize
+                })
+                .min()
+                .unwrap_or(0);
+            fit.clamp(0, 99_999) + 1
+        });
+        let mut slots = Vec::with_capacity(k);
+        for s in 0..k {
+            let mut slot = c.clone();
+            slot.name = format!("{}#{s}", c.name);
+            slot.source = SourceSpec { kind: SourceKind::None, ..c.source.clone() };
+            let (f, e) = (flows.len() as u32, endpoints.len() as u32);
+            self.connection(&slot, flows, endpoints);
+            slots.push((f, e, Vec::new()));
+        }
+        CallClass {
+            name: c.name.clone(),
+            contract,
+            source: c.source.clone(),
+            first_link_mbps: link_mbps[&(ids[0], ids[1])],
+            rate_per_s: spec.arrival_rate_per_s,
+            holding_mean_s: spec.holding_s,
+            exponential: spec.holding != Some(HoldingSpec::Fixed),
+            stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
+            ports: cac_ports,
+            free: (0..k as u32).rev().collect(),
+            slots,
+            rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
+            offered: 0,
+            admitted: 0,
+            blocked: 0,
+            no_slot: 0,
+            active: 0,
+            max_active: 0,
+        }
+    }
+
+}
+
 impl Simulation {
     /// Build from a validated scenario (see [`crate::scenario::parse`]).
     pub fn build(sc: &Scenario) -> Simulation {
@@ -454,43 +619,10 @@ impl Simulation {
         }
         let mut flows: Vec<Flow> = Vec::new();
         let mut endpoints: Vec<Endpoint> = Vec::new();
-        let new_flow = |name: String, route: &[String], category, frame: Option<u32>, backward: bool| {
-            let ids: Vec<u32> = route.iter().map(|n| node_id[n]).collect();
-            let fports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).collect();
-            Flow {
-                name,
-                category,
-                route: route.to_vec(),
-                frame_cells: frame.map(aal5_cells).unwrap_or(0),
-                frame_len: frame.unwrap_or(0) as u16,
-                tx_seq: 0,
-                tx_in_frame: 0,
-                reasm: Reassembler::default(),
-                rx_endpoint: NONE,
-                pair: NONE,
-                backward,
-                vs_endpoint: NONE,
-                vs_next: NONE,
-                upc: None,
-                qos: None,
-                rx_next: None,
-                blocks: BlockCounter::new(128, 4),
-                upc_mark: None,
-                base_ps: 0,
-                stats: FlowStats::new(fports.len()),
-                ports: fports,
-            }
-        };
-        let endpoint = |flow: usize, app: AnySource, key: String| Endpoint {
-            flow: flow as u32,
-            app,
-            rng: stream(sc.run.seed, &key),
-            timer_at: None,
-            acr_mark: 0.0,
-        };
+        let b = Builder { sc, ports: &ports, link_mbps: &link_mbps, node_id: &node_id, port_id: &port_id };
         for c in &sc.connections {
             let first_flow = flows.len();
-            Self::build_connection(c, sc, &mut flows, &mut endpoints, &ports, &new_flow, &endpoint, &link_mbps, &node_id);
+            b.connection(c, &mut flows, &mut endpoints);
             // contract, UPC and requested QoS belong to the connection's first (forward) flow
             let f = &mut flows[first_flow];
             f.upc = upc_of(c);
@@ -501,7 +633,7 @@ impl Simulation {
         }
         let mut calls = Vec::new();
         for (i, spec) in sc.calls.iter().enumerate() {
-            calls.push(Self::build_calls(i, spec, sc, &mut flows, &mut endpoints, &ports, &new_flow, &endpoint, &link_mbps, &node_id, &port_id));
+            calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
         }
         let mut sim = Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints);
         for (i, c) in calls.iter().enumerate() {
@@ -512,68 +644,6 @@ impl Simulation {
         }
         sim.calls = calls;
         sim
-    }
-
-    /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
-    #[allow(clippy::too_many_arguments)]
-    fn build_calls(
-        i: usize,
-        spec: &CallSpec,
-        sc: &Scenario,
-        flows: &mut Vec<Flow>,
-        endpoints: &mut Vec<Endpoint>,
-        ports: &[Port],
-        new_flow: &dyn Fn(String, &[String], Category, Option<u32>, bool) -> Flow,
-        endpoint: &dyn Fn(usize, AnySource, String) -> Endpoint,
-        link_mbps: &BTreeMap<(u32, u32), f64>,
-        node_id: &BTreeMap<String, u32>,
-        port_id: &BTreeMap<(u32, u32), u32>,
-    ) -> CallClass {
-        let c = &spec.connection;
-        let contract = contract_of(c.contract.as_ref().expect("validated: calls have contracts"));
-        let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
-        let cac_ports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).filter(|&p| ports[p as usize].cac.is_some()).collect();
-        let k = spec.max_active.map(|m| m as usize).unwrap_or_else(|| {
-            let fit = cac_ports
-                .iter()
-                .map(|&p| {
-                    let cac = ports[p as usize].cac.as_ref().expect("filtered");
-                    let bw = cac.policy().bandwidth(&contract).max(1e-9);
-                    (cac.capacity_bps() as f64 / 1e6 / bw).floor() as usize
-                })
-                .min()
-                .unwrap_or(0);
-            fit.clamp(0, 99_999) + 1
-        });
-        let mut slots = Vec::with_capacity(k);
-        for s in 0..k {
-            let mut slot = c.clone();
-            slot.name = format!("{}#{s}", c.name);
-            slot.source = SourceSpec { kind: SourceKind::None, ..c.source.clone() };
-            let (f, e) = (flows.len() as u32, endpoints.len() as u32);
-            Self::build_connection(&slot, sc, flows, endpoints, ports, new_flow, endpoint, link_mbps, node_id);
-            slots.push((f, e, Vec::new()));
-        }
-        CallClass {
-            name: c.name.clone(),
-            contract,
-            source: c.source.clone(),
-            first_link_mbps: link_mbps[&(ids[0], ids[1])],
-            rate_per_s: spec.arrival_rate_per_s,
-            holding_mean_s: spec.holding_s,
-            exponential: spec.holding != Some(HoldingSpec::Fixed),
-            stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
-            ports: cac_ports,
-            free: (0..k as u32).rev().collect(),
-            slots,
-            rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
-            offered: 0,
-            admitted: 0,
-            blocked: 0,
-            no_slot: 0,
-            active: 0,
-            max_active: 0,
-        }
     }
 
     /// A call arrives: CAC at every port of the route (all or nothing), then a free slot.
@@ -660,81 +730,6 @@ impl Simulation {
         let ep = &mut self.endpoints[e as usize];
         ep.app = AnySource::Idle;
         ep.timer_at = None;
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn build_connection(
-        c: &ConnectionSpec,
-        sc: &Scenario,
-        flows: &mut Vec<Flow>,
-        endpoints: &mut Vec<Endpoint>,
-        ports: &[Port],
-        new_flow: &dyn Fn(String, &[String], Category, Option<u32>, bool) -> Flow,
-        endpoint: &dyn Fn(usize, AnySource, String) -> Endpoint,
-        link_mbps: &BTreeMap<(u32, u32), f64>,
-        node_id: &BTreeMap<String, u32>,
-    ) {
-        {
-            let frame = c.source.frame_bytes.map(|f| f as u32);
-            let first_rate = |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
-            let Some(abr) = &c.abr else {
-                // a plain connection: the source, and optionally traffic on the reverse direction
-                let fwd = flows.len();
-                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
-                let src = endpoints.len();
-                endpoints.push(endpoint(fwd, source_app(&c.source, first_rate(&c.route)), format!("connections.{}.source", c.name)));
-                if c.bidirectional {
-                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
-                    let rev = flows.len();
-                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
-                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
-                    flows[fwd].pair = rev as u32;
-                    flows[rev].pair = fwd as u32;
-                    if let Some(rs) = &c.reverse_source {
-                        // each direction's cells reach the application sending the other way
-                        flows[fwd].rx_endpoint = endpoints.len() as u32;
-                        flows[rev].rx_endpoint = src as u32;
-                        endpoints.push(endpoint(rev, source_app(rs, first_rate(&route)), format!("connections.{}.reverse_source", c.name)));
-                    }
-                }
-                return;
-            };
-            // ABR: one control loop per segment, split at VS/VD switches; each segment has its
-            // forward flow (source -> destination) and its backward flow (BRMs)
-            let n = c.route.len();
-            let mut bounds = vec![0];
-            bounds.extend((1..n - 1).filter(|&k| {
-                sc.nodes[node_id[&c.route[k]] as usize].abr.as_ref().is_some_and(|a| a.vsvd == Some(true))
-            }));
-            bounds.push(n - 1);
-            let mut prev: Option<usize> = None;
-            for (i, w) in bounds.windows(2).enumerate() {
-                let seg = &c.route[w[0]..=w[1]];
-                let name = if i == 0 { c.name.clone() } else { format!("{}.seg{i}", c.name) };
-                let fwd = flows.len();
-                flows.push(new_flow(name.clone(), seg, c.category, frame, false));
-                let back: Vec<String> = seg.iter().rev().cloned().collect();
-                let rev = flows.len();
-                flows.push(new_flow(format!("{name}.reverse"), &back, c.category, None, true));
-                flows[fwd].pair = rev as u32;
-                flows[rev].pair = fwd as u32;
-                let one_way: u64 = flows[fwd].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
-                let params = abr_params(abr, first_rate(seg), 2 * one_way);
-                let feed = if i == 0 { abr_feed(&c.source) } else { Feed::Relay(VecDeque::new()) };
-                let key = if i == 0 { format!("connections.{}", c.name) } else { format!("connections.{}.seg{i}", c.name) };
-                let src = endpoints.len();
-                endpoints.push(endpoint(fwd, AnySource::Abr(Box::new(AbrSource::new(params, feed))), format!("{key}.source")));
-                let dst = endpoints.len();
-                endpoints.push(endpoint(rev, AnySource::AbrDest(AbrDest::default()), format!("{key}.abr_destination")));
-                flows[fwd].rx_endpoint = dst as u32;
-                flows[rev].rx_endpoint = src as u32;
-                if let Some(p) = prev {
-                    flows[p].vs_endpoint = src as u32;
-                    flows[p].vs_next = fwd as u32;
-                }
-                prev = Some(fwd);
-            }
-        }
     }
 
     #[allow(clippy::too_many_arguments)]
