@@ -158,21 +158,25 @@ impl Category {
     }
 }
 
-/// Per-category buffer limits, cells.
+/// A value per service category (buffer limits in cells, rates in Mb/s, weights).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ClassBuffers {
-    pub cbr: Option<i64>,
+pub struct PerClass<T> {
+    pub cbr: Option<T>,
     #[serde(rename = "rt-vbr")]
-    pub rt_vbr: Option<i64>,
+    pub rt_vbr: Option<T>,
     #[serde(rename = "nrt-vbr")]
-    pub nrt_vbr: Option<i64>,
-    pub abr: Option<i64>,
-    pub ubr: Option<i64>,
+    pub nrt_vbr: Option<T>,
+    pub abr: Option<T>,
+    pub ubr: Option<T>,
 }
 
-impl ClassBuffers {
-    fn entries(&self) -> [(Category, Option<i64>); 5] {
+/// Per-category buffer limits, cells.
+pub type ClassBuffers = PerClass<i64>;
+
+impl<T: Copy> PerClass<T> {
+    /// The values in category order (CBR, rt-VBR, nrt-VBR, ABR, UBR).
+    pub fn entries(&self) -> [(Category, Option<T>); 5] {
         [
             (Category::Cbr, self.cbr),
             (Category::RtVbr, self.rt_vbr),
@@ -203,6 +207,21 @@ pub struct NodeSpec {
     /// Strict-priority order of the service categories (a permutation of all five).
     #[serde(default)]
     pub priority: Option<Vec<Category>>,
+    /// Port scheduler: "priority" (strict, default) or "wrr" (weighted round robin over the
+    /// categories with `class_weights`).
+    #[serde(default)]
+    pub scheduler: Option<SchedulerSpec>,
+    /// WRR: cells per round for each category (integer >= 1, default 1).
+    #[serde(default)]
+    pub class_weights: Option<PerClass<i64>>,
+    /// Minimum guaranteed bandwidth per category, Mb/s: served ahead of the scheduler while the
+    /// category is below it (seed 003's per-QoS buffer configuration).
+    #[serde(default)]
+    pub class_min_mbps: Option<PerClass<f64>>,
+    /// Maximum allocated bandwidth per category, Mb/s: a category never sends faster, even on an
+    /// idle link (seed 003's per-QoS buffer configuration).
+    #[serde(default)]
+    pub class_max_mbps: Option<PerClass<f64>>,
     /// Settings of single output ports, overriding the node's.
     #[serde(default)]
     pub ports: Vec<PortSpec>,
@@ -322,6 +341,14 @@ pub struct AbrSchemeSpec {
     /// Node level only: this switch is a virtual source / virtual destination for the ABR
     /// connections through it, splitting their control loops (per-VC queues, own ACR per segment).
     pub vsvd: Option<bool>,
+}
+
+/// Port schedulers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerSpec {
+    Priority,
+    Wrr,
 }
 
 /// Settings of one output port, named by the neighbour it sends to.
@@ -774,6 +801,36 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             validate_scheme(&format!("{p}.abr"), a)?;
             if a.vsvd == Some(true) && n.kind != NodeKind::Switch {
                 return Err(ScenarioError::new(format!("{p}.abr.vsvd"), "only a switch can be a virtual source / virtual destination"));
+            }
+        }
+        if let Some(w) = &n.class_weights {
+            if n.scheduler != Some(SchedulerSpec::Wrr) {
+                return Err(ScenarioError::new(format!("{p}.class_weights"), "only used with scheduler = \"wrr\""));
+            }
+            for (cat, v) in w.entries() {
+                if let Some(v) = v {
+                    if !(1..=1_000_000).contains(&v) {
+                        return Err(ScenarioError::new(format!("{p}.class_weights.{}", cat.name()), format!("must be an integer in 1..=1000000, got {v}")));
+                    }
+                }
+            }
+        }
+        for (key, rates) in [("class_min_mbps", &n.class_min_mbps), ("class_max_mbps", &n.class_max_mbps)] {
+            if let Some(r) = rates {
+                for (cat, v) in r.entries() {
+                    if let Some(v) = v {
+                        positive(&format!("{p}.{key}.{}", cat.name()), v)?;
+                    }
+                }
+            }
+        }
+        if let (Some(lo), Some(hi)) = (&n.class_min_mbps, &n.class_max_mbps) {
+            for ((cat, a), (_, b)) in lo.entries().into_iter().zip(hi.entries()) {
+                if let (Some(a), Some(b)) = (a, b) {
+                    if a > b {
+                        return Err(ScenarioError::new(format!("{p}.class_min_mbps.{}", cat.name()), format!("must not exceed class_max_mbps ({b})")));
+                    }
+                }
             }
         }
         if let Some(pr) = &n.priority {

@@ -56,6 +56,8 @@ pub struct Port {
     clp1_threshold: u32,
     /// Frame-aware discard (EPD / PPD) for AAL5 flows, with per-VC state at this port.
     frames: Option<Box<FrameDiscard>>,
+    /// Per-category bandwidth limits and the WRR scheduler, where configured.
+    sched: Option<Box<ClassSched>>,
     /// Connection admission control, and the most bandwidth it has allocated (bit/s).
     cac: Option<PortCac>,
     cac_max_bps: u64,
@@ -112,6 +114,101 @@ const FD_IDLE: u8 = 0;
 const FD_IN_FRAME: u8 = 1;
 const FD_EPD: u8 = 2;
 const FD_PPD: u8 = 3;
+
+/// Which category a port serves next when it is not plain strict priority (seed 003: per-QoS
+/// buffers with a maximum allocated and a minimum guaranteed bandwidth; weighted round robin).
+///
+/// A category with a minimum rate is served first, in priority order, while it is below that
+/// rate (its virtual time `min_tat` has passed); a category with a maximum rate is not served
+/// before `max_tat` (the port idles if nothing else may go). The rest is strict priority or WRR.
+pub struct ClassSched {
+    order: [u8; 5],
+    wrr: bool,
+    weights: [u32; 5],
+    quota: [u32; 5],
+    cursor: usize,
+    min_t: [SimDuration; 5],
+    min_tat: [SimTime; 5],
+    max_t: [SimDuration; 5],
+    max_tat: [SimTime; 5],
+}
+
+impl ClassSched {
+    fn from_spec(n: &crate::scenario::NodeSpec, order: [u8; 5]) -> Option<Box<ClassSched>> {
+        let wrr = n.scheduler == Some(crate::scenario::SchedulerSpec::Wrr);
+        if !wrr && n.class_min_mbps.is_none() && n.class_max_mbps.is_none() {
+            return None;
+        }
+        let interval = |r: &Option<crate::scenario::PerClass<f64>>| {
+            let mut t = [0; 5];
+            if let Some(r) = r {
+                for (c, v) in r.entries() {
+                    t[c as usize] = v.map(|v| CELL_BIT_PS.div_ceil(mbps_to_bps(v))).unwrap_or(0);
+                }
+            }
+            t
+        };
+        let mut weights = [1; 5];
+        if let Some(w) = &n.class_weights {
+            for (c, v) in w.entries() {
+                weights[c as usize] = v.unwrap_or(1) as u32;
+            }
+        }
+        Some(Box::new(ClassSched {
+            order,
+            wrr,
+            weights,
+            quota: weights,
+            cursor: 0,
+            min_t: interval(&n.class_min_mbps),
+            min_tat: [0; 5],
+            max_t: interval(&n.class_max_mbps),
+            max_tat: [0; 5],
+        }))
+    }
+
+    #[inline]
+    fn allowed(&self, c: usize, now: SimTime) -> bool {
+        self.max_t[c] == 0 || now >= self.max_tat[c]
+    }
+
+    /// Account for one cell of category `c` sent now. The virtual times may lag `now` by one
+    /// interval (a GCRA with a tolerance of one cell at that rate), so a category served only at
+    /// the port's cell slots still averages its exact rate.
+    fn served(&mut self, c: usize, now: SimTime) {
+        if self.min_t[c] > 0 {
+            self.min_tat[c] = self.min_tat[c].max(now.saturating_sub(self.min_t[c])) + self.min_t[c];
+        }
+        if self.max_t[c] > 0 {
+            self.max_tat[c] = self.max_tat[c].max(now.saturating_sub(self.max_t[c])) + self.max_t[c];
+        }
+    }
+
+    /// The category to serve now, or the earliest time one may be served.
+    fn pick(&mut self, nonempty: [bool; 5], now: SimTime) -> Result<usize, SimTime> {
+        let ok = |s: &Self, c: usize| nonempty[c] && s.allowed(c, now);
+        if let Some(&c) = self.order.iter().find(|&&c| ok(self, c as usize) && self.min_t[c as usize] > 0 && now >= self.min_tat[c as usize]) {
+            return Ok(c as usize);
+        }
+        if self.wrr {
+            for _ in 0..2 {
+                for k in 0..5 {
+                    let i = (self.cursor + k) % 5;
+                    let c = self.order[i] as usize;
+                    if ok(self, c) && self.quota[c] > 0 {
+                        self.quota[c] -= 1;
+                        self.cursor = if self.quota[c] == 0 { (i + 1) % 5 } else { i };
+                        return Ok(c);
+                    }
+                }
+                self.quota = self.weights; // a new round
+            }
+        } else if let Some(&c) = self.order.iter().find(|&&c| ok(self, c as usize)) {
+            return Ok(c as usize);
+        }
+        Err((0..5).filter(|&c| nonempty[c]).map(|c| self.max_tat[c]).min().unwrap_or(now))
+    }
+}
 
 /// A class of switched calls (scenario `calls[]`).
 pub struct CallClass {
@@ -561,6 +658,7 @@ impl Simulation {
                     limit,
                     class_limit,
                     clp1_threshold: ps.and_then(|p| p.clp1_threshold_cells).or(spec.clp1_threshold_cells).map(|v| v as u32).unwrap_or(NONE),
+                    sched: ClassSched::from_spec(spec, order),
                     cac: spec.cac.as_ref().filter(|_| spec.kind == NodeKind::Switch).map(|c| {
                         let policy = match c.policy {
                             CacPolicySpec::Peak => CacPolicy::Peak,
@@ -987,7 +1085,10 @@ impl Simulation {
             frame_state = Some(fd.ppd && !eof);
         }
         let port = &mut self.ports[p as usize];
-        if port.qlen == 0 && !port.tx_pending && port.busy_until <= now {
+        if port.qlen == 0 && !port.tx_pending && port.busy_until <= now && port.sched.as_ref().is_none_or(|s| s.allowed(cls, now)) {
+            if let Some(s) = &mut port.sched {
+                s.served(cls, now);
+            }
             self.transmit(p, cell, cls);
             return;
         }
@@ -1170,11 +1271,31 @@ impl Simulation {
         let port = &mut self.ports[p as usize];
         port.tx_pending = false;
         let mut next = None;
-        for &c in &port.order {
-            if let Some(cell) = port.queues[c as usize].pop_front() {
-                port.class_len[c as usize] -= 1;
-                next = Some((cell, c as usize));
-                break;
+        if let Some(s) = &mut port.sched {
+            let nonempty = [0, 1, 2, 3, 4].map(|c| !port.queues[c].is_empty());
+            match s.pick(nonempty, now) {
+                Ok(c) => {
+                    s.served(c, now);
+                    let cell = port.queues[c].pop_front().expect("non-empty");
+                    port.class_len[c] -= 1;
+                    next = Some((cell, c));
+                }
+                Err(t) => {
+                    if nonempty.iter().any(|&b| b) {
+                        // every waiting category is held back by its maximum rate
+                        port.tx_pending = true;
+                        self.queue.push(t.max(now), Event::PortTx(p));
+                    }
+                    return;
+                }
+            }
+        } else {
+            for &c in &port.order {
+                if let Some(cell) = port.queues[c as usize].pop_front() {
+                    port.class_len[c as usize] -= 1;
+                    next = Some((cell, c as usize));
+                    break;
+                }
             }
         }
         let Some((cell, cls)) = next else { return };

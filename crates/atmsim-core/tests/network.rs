@@ -449,3 +449,46 @@ fn misinserted_cells_lost_downstream_do_not_count_against_their_new_connection()
     }
     assert!(conn(&s, "c2").cells_misinserted > 0);
 }
+
+/// Two saturating sources of different categories into one 149.76 Mb/s port with `sw` settings.
+fn two_class(sw: Value, a: (&str, f64), b: (&str, f64)) -> atmsim_core::metrics::Summary {
+    // each category its own 2500 cells, so one saturating category cannot take the other's room
+    let mut s = json!({"buffer_cells": 5000, "class_buffer_cells": {"cbr": 2500, "nrt-vbr": 2500, "ubr": 2500}});
+    s.as_object_mut().unwrap().extend(sw.as_object().unwrap().clone());
+    let sc = json!({"description": "schedulers", "run": {"duration_s": 0.5, "warmup_s": 0.1},
+        "nodes": [host("ha"), host("hb"), switch("A", s), host("d")],
+        "links": [link("ha", "A", 622.08, 1.0), link("hb", "A", 622.08, 1.0), link("A", "d", 149.76, 1.0)],
+        "connections": [
+            {"name": "a", "route": ["ha", "A", "d"], "category": a.0, "source": {"kind": "persistent", "peak_mbps": a.1}},
+            {"name": "b", "route": ["hb", "A", "d"], "category": b.0, "source": {"kind": "persistent", "peak_mbps": b.1}}
+        ]});
+    run(&sc).summary()
+}
+
+fn cell_rate(s: &atmsim_core::metrics::Summary, n: &str) -> f64 {
+    conn(s, n).throughput_mbps * 53.0 / 48.0
+}
+
+#[test]
+fn per_class_maximum_caps_even_an_idle_link() {
+    let s = two_class(json!({"class_max_mbps": {"ubr": 30.0}}), ("ubr", 100.0), ("nrt-vbr", 1.0));
+    assert!((cell_rate(&s, "a") - 30.0).abs() < 0.1, "{}", cell_rate(&s, "a"));
+    assert!(s.ports["A->d"].utilization < 0.25);
+}
+
+#[test]
+fn per_class_minimum_guarantee_beats_strict_priority() {
+    // CBR offered above the link rate takes it all under strict priority: nrt-VBR starves
+    let starve = two_class(json!({}), ("cbr", 155.0), ("nrt-vbr", 100.0));
+    assert!(cell_rate(&starve, "b") < 1.0, "{}", cell_rate(&starve, "b"));
+    let s = two_class(json!({"class_min_mbps": {"nrt-vbr": 40.0}}), ("cbr", 155.0), ("nrt-vbr", 100.0));
+    assert!((cell_rate(&s, "b") - 40.0).abs() < 0.5, "{}", cell_rate(&s, "b"));
+    assert!((cell_rate(&s, "a") - (149.76 - 40.0)).abs() < 0.5, "{}", cell_rate(&s, "a"));
+}
+
+#[test]
+fn weighted_round_robin_shares_by_weight() {
+    let s = two_class(json!({"scheduler": "wrr", "class_weights": {"cbr": 3, "ubr": 1}}), ("cbr", 149.76), ("ubr", 149.76));
+    let (a, b) = (cell_rate(&s, "a"), cell_rate(&s, "b"));
+    assert!((a / 149.76 - 0.75).abs() < 0.005 && (b / 149.76 - 0.25).abs() < 0.005, "{a} {b}");
+}
