@@ -1472,6 +1472,27 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn cac_and_discard_bad_input_has_key_paths() {
+        let mut v = base_json();
+        v["nodes"][1]["cac"] = serde_json::json!({"policy": "greedy"});
+        let e = err(v);
+        assert_eq!(e.path, "nodes[1].cac.policy");
+        assert!(e.message.contains("unknown variant") && e.message.contains("effective_bandwidth"), "{}", e.message);
+        let mut v = base_json();
+        v["nodes"][1]["discard"] = "epd".into();
+        v["nodes"][1]["epd_threshold_cells"] = 500.into(); // buffer is 100
+        assert_eq!(err(v).path, "nodes[1].epd_threshold_cells");
+        let mut v = base_json();
+        v["nodes"][1]["class_min_mbps"] = serde_json::json!({"ubr": 50.0});
+        v["nodes"][1]["class_max_mbps"] = serde_json::json!({"ubr": 10.0});
+        assert_eq!(err(v).path, "nodes[1].class_min_mbps.ubr");
+        let mut v = base_json();
+        v["calls"] = serde_json::json!([{"arrival_rate_per_s": 1.0, "holding_s": 1.0,
+            "connection": {"name": "k", "route": ["h1", "A", "h2"], "category": "cbr", "source": {"kind": "none"}}}]);
+        assert_eq!(err(v).path, "calls[0].connection.contract");
+    }
+
+    #[test]
     fn schema_exports() {
         let s = json_schema();
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
