@@ -29,6 +29,8 @@ pub enum Event {
     CallArrival(u32),
     /// A call (class, slot) ends.
     CallEnd(u32, u32),
+    /// A flow's source shaper may release its next cell.
+    Shaper(u32),
 }
 
 #[derive(Clone, Copy)]

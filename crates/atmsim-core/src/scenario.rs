@@ -620,6 +620,10 @@ pub struct SourceSpec {
     /// Send AAL5 frames of this many user bytes (1..=65535); absent = unframed cells.
     #[serde(default)]
     pub frame_bytes: Option<i64>,
+    /// Shape the cells to the connection's contract before they enter the network: a cell
+    /// waits at the source until it conforms to the PCR/CDVT (and SCR/BT) GCRA.
+    #[serde(default)]
+    pub shape: Option<bool>,
     /// mpeg2: mean m of the FGN rate sequence per video source, Mb/s.
     #[serde(default)]
     pub mean_mbps: Option<f64>,
@@ -1093,6 +1097,12 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
             }
         }
     }
+    if c.source.shape == Some(true) && c.contract.is_none() {
+        return Err(ScenarioError::new(format!("{p}.source.shape"), "needs a contract to shape to"));
+    }
+    if c.source.shape == Some(true) && c.abr.is_some() {
+        return Err(ScenarioError::new(format!("{p}.source.shape"), "an ABR source is paced by its ACR; shaping does not apply"));
+    }
     if c.upc.is_some() && c.contract.is_none() {
         return Err(ScenarioError::new(format!("{p}.upc"), "needs a contract to police"));
     }
@@ -1286,6 +1296,7 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("start_s", s.start_s != 0.0),
         ("stop_s", s.stop_s.is_some()),
         ("frame_bytes", s.frame_bytes.is_some()),
+        ("shape", s.shape.is_some() && s.kind == None),
         ("mean_mbps", s.mean_mbps.is_some()),
         ("std_mbps", s.std_mbps.is_some()),
         ("hurst", s.hurst.is_some()),

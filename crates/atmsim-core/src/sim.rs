@@ -210,6 +210,43 @@ impl ClassSched {
     }
 }
 
+/// A source shaper (I.371 traffic shaping): cells wait in a FIFO until they conform to the
+/// contract's GCRA(s) in virtual-scheduling form, so a shaped stream always passes UPC.
+pub struct Shaper {
+    pcr: crate::policing::VirtualScheduling,
+    scr: Option<crate::policing::VirtualScheduling>,
+    queue: VecDeque<Cell>,
+    pending: bool,
+    /// Most cells waiting at once.
+    pub max_queue: usize,
+}
+
+impl Shaper {
+    fn new(c: &Contract) -> Self {
+        use crate::policing::{increment_ps, VirtualScheduling};
+        Shaper {
+            pcr: VirtualScheduling::new(increment_ps(c.pcr_mbps), c.cdvt_ps),
+            scr: c.scr_mbps.map(|s| VirtualScheduling::new(increment_ps(s), c.bt_ps())),
+            queue: VecDeque::new(),
+            pending: false,
+            max_queue: 0,
+        }
+    }
+
+    /// The earliest time a cell conforms to every bucket.
+    fn earliest(&self) -> SimTime {
+        let p = self.pcr.tat().saturating_sub(self.pcr.limit_ps());
+        self.scr.as_ref().map_or(p, |s| p.max(s.tat().saturating_sub(s.limit_ps())))
+    }
+
+    fn take(&mut self, t: SimTime) {
+        self.pcr.update(t);
+        if let Some(s) = &mut self.scr {
+            s.update(t);
+        }
+    }
+}
+
 /// A class of switched calls (scenario `calls[]`).
 pub struct CallClass {
     pub name: String,
@@ -279,6 +316,8 @@ pub struct Flow {
     /// Receiver-side sequence tracking for SECBR, and the block counter.
     rx_next: Option<u32>,
     blocks: BlockCounter,
+    /// Traffic shaping at the source (`source.shape`).
+    shaper: Option<Box<Shaper>>,
     /// UPC counts at the end of warm-up (the summary reports the difference).
     upc_mark: Option<crate::policing::UpcCounts>,
     /// The least possible transfer delay on the route (cell times, propagation, fabric): the
@@ -470,6 +509,7 @@ impl Builder<'_> {
             rx_next: None,
             blocks: BlockCounter::new(128, 4),
             upc_mark: None,
+            shaper: None,
             base_ps: 0,
             stats: FlowStats::new(fports.len()),
             ports: fports,
@@ -724,6 +764,9 @@ impl Simulation {
             // contract, UPC and requested QoS belong to the connection's first (forward) flow
             let f = &mut flows[first_flow];
             f.upc = upc_of(c);
+            if c.source.shape == Some(true) {
+                f.shaper = c.contract.as_ref().map(|k| Box::new(Shaper::new(&contract_of(k))));
+            }
             if let Some(q) = &c.qos {
                 f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
                 f.blocks = BlockCounter::new(q.secb_block_cells.unwrap_or(128) as u32, q.secb_max_bad.unwrap_or(4) as u32);
@@ -973,6 +1016,7 @@ impl Simulation {
             Event::AbrInterval(p) => self.abr_interval_timer(p),
             Event::CallArrival(c) => self.call_arrival(c),
             Event::CallEnd(c, s) => self.call_end(c, s),
+            Event::Shaper(f) => self.shaper_release(f),
         }
     }
 
@@ -1029,8 +1073,38 @@ impl Simulation {
         if warm {
             f.stats.sent += 1;
         }
+        if let Some(sh) = &mut f.shaper {
+            if !sh.queue.is_empty() || sh.earliest() > now {
+                sh.queue.push_back(cell);
+                sh.max_queue = sh.max_queue.max(sh.queue.len());
+                if !sh.pending {
+                    sh.pending = true;
+                    let t = sh.earliest().max(now);
+                    self.queue.push(t, Event::Shaper(flow));
+                }
+                return;
+            }
+            sh.take(now);
+        }
         let p = f.ports[0];
         let cls = f.category as usize;
+        self.enqueue(p, cell, cls);
+    }
+
+    /// The shaper of `flow` releases its head cell (it conforms now) into the host's port.
+    fn shaper_release(&mut self, flow: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        let sh = f.shaper.as_mut().expect("a shaper event has a shaper");
+        sh.pending = false;
+        let Some(cell) = sh.queue.pop_front() else { return };
+        sh.take(now);
+        if !sh.queue.is_empty() {
+            sh.pending = true;
+            let t = sh.earliest().max(now);
+            self.queue.push(t, Event::Shaper(flow));
+        }
+        let (p, cls) = (f.ports[0], f.category as usize);
         self.enqueue(p, cell, cls);
     }
 
@@ -1510,6 +1584,10 @@ impl Simulation {
             let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
             n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
             n += p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count() as u64;
+        }
+        // cells still held by the source's shaper were sent by the application
+        if let Some(sh) = &self.flows[flow as usize].shaper {
+            n += sh.queue.iter().filter(|c| c.created >= self.warmup).count() as u64;
         }
         n
     }
