@@ -270,3 +270,21 @@ def test_impairment_scenario(tmp_path: Path, capsys) -> None:
         # delay variation: uniform 0..50 us added on the link, order kept
         assert 45 < c["cdv_p2p_us"] < 60
         assert c["cdv_p999_us"] <= c["cdv_p2p_us"] + 1e-9
+
+
+def test_cac_blocking_scenario_orders_the_policies(tmp_path: Path) -> None:
+    """Peak-rate allocation blocks most, sustainable-rate least, effective bandwidth between
+    (scenarios/contracts/cac-blocking.toml, shortened)."""
+    import atmsim
+
+    f = CONTRACTS / "cac-blocking.toml"
+    blocking = {}
+    for policy in ["peak", "sustainable", "effective_bandwidth"]:
+        extra = {"policy": policy}
+        if policy == "effective_bandwidth":
+            extra.update(buffer_cells=1000, clr=1e-6)
+        r = atmsim.run(f, overrides={"nodes[1].cac": extra}, duration=120.0)
+        c = r.summary["calls"]["video"]
+        assert c["offered"] > 500 and c["blocked_no_slot"] == 0
+        blocking[policy] = c["blocking_probability"]
+    assert blocking["peak"] > blocking["effective_bandwidth"] > blocking["sustainable"]

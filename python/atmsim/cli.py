@@ -194,6 +194,23 @@ def format_summary(summary: dict[str, Any]) -> str:
                 ]
             rows.append(row)
         parts.append(_table(headers, rows))
+    calls = summary.get("calls") or {}
+    if calls:
+        headers = ["call class", "offered", "admitted", "blocked", "no slot", "blocking", "95% CI +-", "max active"]
+        rows = [
+            [
+                name,
+                _fmt(c.get("offered")),
+                _fmt(c.get("admitted")),
+                _fmt(c.get("blocked")),
+                _fmt(c.get("blocked_no_slot")),
+                _fmt(c.get("blocking_probability"), ".4f"),
+                _fmt(c.get("blocking_ci95"), ".4f"),
+                _fmt(c.get("max_active")),
+            ]
+            for name, c in sorted(calls.items())
+        ]
+        parts.append(_table(headers, rows))
     tail = []
     if "sim_time_s" in summary:
         tail.append(f"simulated {summary['sim_time_s']:.6g} s")
