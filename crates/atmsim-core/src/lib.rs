@@ -52,5 +52,5 @@ pub use sim::Simulation;
 /// Parse, validate and build a scenario given as JSON text.
 pub fn build_from_json(json: &str) -> Result<Simulation, ScenarioError> {
     let sc = parse(json)?;
-    Ok(Simulation::build(&sc))
+    Simulation::build(&sc)
 }

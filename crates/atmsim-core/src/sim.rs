@@ -644,7 +644,9 @@ impl Builder<'_> {
 
 impl Simulation {
     /// Build from a validated scenario (see [`crate::scenario::parse`]).
-    pub fn build(sc: &Scenario) -> Simulation {
+    ///
+    /// Fails only when a permanent connection does not fit a CAC port's capacity.
+    pub fn build(sc: &Scenario) -> Result<Simulation, crate::scenario::ScenarioError> {
         let end = secs_to_ps(sc.run.duration_s);
         let warmup = secs_to_ps(sc.run.warmup_s);
         let sample_ps = secs_to_ps(sc.run.sample_interval_s.unwrap_or(sc.run.duration_s / 1000.0)).max(1);
@@ -757,6 +759,7 @@ impl Simulation {
         }
         let mut flows: Vec<Flow> = Vec::new();
         let mut endpoints: Vec<Endpoint> = Vec::new();
+        let mut ports = ports;
         let b = Builder { sc, ports: &ports, link_mbps: &link_mbps, node_id: &node_id, port_id: &port_id };
         for c in &sc.connections {
             let first_flow = flows.len();
@@ -776,6 +779,28 @@ impl Simulation {
         for (i, spec) in sc.calls.iter().enumerate() {
             calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
         }
+        // permanent connections with a contract hold their share of every CAC port on their
+        // route for the whole run; ABR connections are admitted on their MCR (TM 4.0)
+        for (i, c) in sc.connections.iter().enumerate() {
+            let (contract, key) = match (&c.contract, &c.abr) {
+                (Some(k), _) => (contract_of(k), "contract"),
+                (None, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps"),
+                _ => continue,
+            };
+            for w in c.route.windows(2) {
+                let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
+                let port = &mut ports[p];
+                let Some(cac) = port.cac.as_mut() else { continue };
+                let (need, free) = (cac.policy().bandwidth(&contract), cac.available_bps() as f64 / 1e6);
+                if cac.admit(&contract).is_none() {
+                    return Err(crate::scenario::ScenarioError::new(
+                        format!("connections[{i}].{key}"),
+                        format!("CAC at port {} cannot admit it: needs {need:.6} Mb/s, {free:.6} Mb/s free", port.name),
+                    ));
+                }
+                port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+            }
+        }
         let mut sim = Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints);
         for (i, c) in calls.iter().enumerate() {
             let t = secs_to_ps(sc.calls[i].start_s);
@@ -784,7 +809,7 @@ impl Simulation {
             }
         }
         sim.calls = calls;
-        sim
+        Ok(sim)
     }
 
     /// A call arrives: CAC at every port of the route (all or nothing), then a free slot.

@@ -206,3 +206,30 @@ fn a_shaped_source_always_passes_upc() {
     // the mean rate (20 Mb/s) is below SCR, so shaping only delays: the same cells arrive
     assert!((c.cells_delivered as f64 / raw.connections["c"].cells_delivered as f64 - 1.0).abs() < 0.01);
 }
+
+#[test]
+fn permanent_connections_are_admitted_abr_on_its_mcr() {
+    let mk = |pcrs: &[f64], abr_mcr: f64| {
+        let mut nodes = vec![json!({"name": "A", "kind": "switch", "cac": {"policy": "peak"}, "abr": {"scheme": "erica"}}), json!({"name": "d", "kind": "host"})];
+        let mut links = vec![json!({"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0})];
+        let mut conns = vec![];
+        for (i, p) in pcrs.iter().enumerate() {
+            nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
+            links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": 149.76, "length_km": 1.0}));
+            conns.push(json!({"name": format!("c{i}"), "route": [format!("h{i}"), "A", "d"], "category": "cbr",
+                              "contract": {"pcr_mbps": p}, "source": {"kind": "cbr", "rate_mbps": p}}));
+        }
+        nodes.push(json!({"name": "ha", "kind": "host"}));
+        links.push(json!({"a": "ha", "b": "A", "rate_mbps": 149.76, "length_km": 1.0}));
+        conns.push(json!({"name": "abr", "route": ["ha", "A", "d"], "category": "abr", "abr": {"mcr_mbps": abr_mcr}, "source": {"kind": "persistent"}}));
+        json!({"description": "pvc cac", "run": {"duration_s": 0.01}, "nodes": nodes, "links": links, "connections": conns})
+    };
+    let s = run(&mk(&[50.0, 50.0], 20.0));
+    assert!((s.ports["A->d"].cac_allocated_mbps.unwrap() - 120.0).abs() < 1e-6);
+    // 50 + 50 + an MCR of 60 exceeds 149.76
+    let e = build_from_json(&mk(&[50.0, 50.0], 60.0).to_string()).err().expect("MCR 60 does not fit");
+    assert_eq!(e.path, "connections[2].abr.mcr_mbps");
+    let e = build_from_json(&mk(&[100.0, 60.0], 0.0).to_string()).err().expect("160 > 149.76");
+    assert_eq!(e.path, "connections[1].contract");
+    assert!(e.message.contains("A->d"), "{}", e.message);
+}

@@ -16,7 +16,8 @@ fn schema() -> String {
 /// Check a scenario given as JSON text: None if valid, else (key path, message).
 #[pyfunction]
 fn check(json: &str) -> Option<(String, String)> {
-    scenario::parse(json).err().map(|e| (e.path, e.message))
+    // building also checks what only the built network can tell (CAC of permanent connections)
+    atmsim_core::build_from_json(json).err().map(|e| (e.path, e.message))
 }
 
 /// Traffic mapping (seed 001 Table 7): an application description to PCR/SCR/MBS.
