@@ -237,6 +237,16 @@ pub struct PortSummary {
     pub cac_allocated_max_mbps: Option<f64>,
 }
 
+/// A contract proposed from monitoring (seed 001 section 6.2).
+#[derive(Clone, Debug, Serialize)]
+pub struct ProposedContract {
+    pub pcr_mbps: f64,
+    pub scr_mbps: f64,
+    pub mbs_cells: u64,
+    pub window_s: f64,
+    pub windows: u64,
+}
+
 /// One call class in the summary (arrivals after warm-up).
 #[derive(Clone, Debug, Serialize)]
 pub struct CallSummary {
@@ -305,6 +315,9 @@ pub struct ConnectionSummary {
     pub upc_tagged: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upc_discarded: Option<u64>,
+    /// The contract the adaptive scheme proposes (`propose_contract`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposed_contract: Option<ProposedContract>,
     /// Requested QoS (`qos` table) against the measurement: which objectives were met.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_met: Option<BTreeMap<&'static str, bool>>,

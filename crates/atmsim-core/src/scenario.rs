@@ -456,6 +456,24 @@ pub struct ConnectionSpec {
     /// Requested QoS and the SECBR block definition (seed 001 section 4.2).
     #[serde(default)]
     pub qos: Option<QosSpec>,
+    /// Monitor the connection's cells leaving the source and propose a contract (seed 001
+    /// section 6.2, the adaptive scheme for bundles).
+    #[serde(default)]
+    pub propose_contract: Option<ProposeSpec>,
+}
+
+/// The adaptive scheme of seed 001 section 6.2: the connection's throughput is monitored in
+/// windows; PCR is the largest window rate, SCR the mean rate raised by `scr_margin`, MBS the
+/// largest backlog a fluid bucket drained at SCR builds up over the windows.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProposeSpec {
+    /// Monitoring window, seconds (> 0, default 0.01).
+    #[serde(default)]
+    pub window_s: Option<f64>,
+    /// SCR = mean rate x (1 + scr_margin) (>= 0, default 0.1).
+    #[serde(default)]
+    pub scr_margin: Option<f64>,
 }
 
 /// A connection's traffic descriptor.
@@ -1108,6 +1126,14 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
     }
     if c.upc.is_some() && c.route.len() < 3 {
         return Err(ScenarioError::new(format!("{p}.upc"), "UPC runs at the first switch; the route has none"));
+    }
+    if let Some(m) = &c.propose_contract {
+        if let Some(w) = m.window_s {
+            positive(&format!("{p}.propose_contract.window_s"), w)?;
+        }
+        if let Some(v) = m.scr_margin {
+            non_negative(&format!("{p}.propose_contract.scr_margin"), v)?;
+        }
     }
     if let Some(q) = &c.qos {
         let qp = format!("{p}.qos");

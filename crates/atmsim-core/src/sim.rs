@@ -247,6 +247,62 @@ impl Shaper {
     }
 }
 
+/// Cells a connection sent per window (seed 001 section 6.2's throughput monitoring).
+pub struct Monitor {
+    window_ps: SimDuration,
+    window_end: SimTime,
+    count: u32,
+    counts: Vec<u32>,
+    margin: f64,
+}
+
+impl Monitor {
+    #[inline]
+    fn record(&mut self, now: SimTime) {
+        while now >= self.window_end {
+            self.counts.push(self.count);
+            self.count = 0;
+            self.window_end += self.window_ps;
+        }
+        self.count += 1;
+    }
+
+    /// PCR: the largest window rate; SCR: the mean rate x (1 + margin); MBS: the largest backlog
+    /// of a fluid bucket drained at SCR per window (at least 1). Every window complete by `end`
+    /// counts, also the silent ones after the connection's last cell.
+    fn propose(&self, end: SimTime) -> Option<ProposedContract> {
+        let mut counts = self.counts.clone();
+        let mut window_end = self.window_end;
+        let mut count = self.count;
+        while window_end <= end {
+            counts.push(count);
+            count = 0;
+            window_end += self.window_ps;
+        }
+        let n = counts.len();
+        if n == 0 {
+            return None;
+        }
+        let w_s = ps_to_secs(self.window_ps);
+        let to_mbps = |cells: f64| cells * CELL_BITS as f64 / w_s / 1e6;
+        let peak = *counts.iter().max().expect("n > 0") as f64;
+        let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / n as f64;
+        let drain = mean * (1.0 + self.margin);
+        let (mut level, mut most) = (0.0f64, 0.0f64);
+        for &c in &counts {
+            level = (level + c as f64 - drain).max(0.0);
+            most = most.max(level);
+        }
+        Some(ProposedContract {
+            pcr_mbps: to_mbps(peak),
+            scr_mbps: to_mbps(drain),
+            mbs_cells: (most.ceil() as u64).max(1),
+            window_s: w_s,
+            windows: n as u64,
+        })
+    }
+}
+
 /// A class of switched calls (scenario `calls[]`).
 pub struct CallClass {
     pub name: String,
@@ -318,6 +374,8 @@ pub struct Flow {
     blocks: BlockCounter,
     /// Traffic shaping at the source (`source.shape`).
     shaper: Option<Box<Shaper>>,
+    /// Throughput monitor of the adaptive contract scheme (`propose_contract`).
+    monitor: Option<Box<Monitor>>,
     /// UPC counts at the end of warm-up (the summary reports the difference).
     upc_mark: Option<crate::policing::UpcCounts>,
     /// The least possible transfer delay on the route (cell times, propagation, fabric): the
@@ -510,6 +568,7 @@ impl Builder<'_> {
             blocks: BlockCounter::new(128, 4),
             upc_mark: None,
             shaper: None,
+            monitor: None,
             base_ps: 0,
             stats: FlowStats::new(fports.len()),
             ports: fports,
@@ -769,6 +828,16 @@ impl Simulation {
             f.upc = upc_of(c);
             if c.source.shape == Some(true) {
                 f.shaper = c.contract.as_ref().map(|k| Box::new(Shaper::new(&contract_of(k))));
+            }
+            if let Some(m) = &c.propose_contract {
+                let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
+                f.monitor = Some(Box::new(Monitor {
+                    window_ps,
+                    window_end: warmup + window_ps,
+                    count: 0,
+                    counts: Vec::new(),
+                    margin: m.scr_margin.unwrap_or(0.1),
+                }));
             }
             if let Some(q) = &c.qos {
                 f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
@@ -1097,6 +1166,9 @@ impl Simulation {
         }
         if warm {
             f.stats.sent += 1;
+            if let Some(m) = &mut f.monitor {
+                m.record(now);
+            }
         }
         if let Some(sh) = &mut f.shaper {
             if !sh.queue.is_empty() || sh.earliest() > now {
@@ -1738,6 +1810,7 @@ impl Simulation {
                     upc_cells: upc.map(|u| u.cells),
                     upc_tagged: upc.map(|u| u.tagged),
                     upc_discarded: upc.map(|u| u.discarded),
+                    proposed_contract: f.monitor.as_ref().and_then(|m| m.propose(self.now)),
                     qos_met: f.qos.map(|(ctd, cdv, clr)| {
                         let mut m = BTreeMap::new();
                         let clr_now = if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 };

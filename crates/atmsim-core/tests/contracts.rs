@@ -233,3 +233,18 @@ fn permanent_connections_are_admitted_abr_on_its_mcr() {
     assert_eq!(e.path, "connections[1].contract");
     assert!(e.message.contains("A->d"), "{}", e.message);
 }
+
+#[test]
+fn adaptive_scheme_proposes_peak_mean_and_burst() {
+    // ON-OFF: 100,000 cells/s (42.4 Mb/s) for 30 ms of every 100 ms. In 10 ms windows: three of
+    // 1000 cells, then seven empty. PCR = 42.4 Mb/s; SCR = 1.1 x 300 cells per window; the bucket
+    // drained at 330 per window fills by 670 in each ON window: MBS = 3 x 670 = 2010 cells.
+    let conn = json!({"name": "c", "route": ["h", "A", "B", "d"], "category": "nrt-vbr",
+                      "source": {"kind": "onoff", "peak_mbps": 42.4, "duty_cycle": 0.3, "period_s": 0.1, "stop_s": 1.95},
+                      "propose_contract": {"window_s": 0.01, "scr_margin": 0.1}});
+    let s = run(&one_conn(conn, json!({}), 2.0));
+    let p = s.connections["c"].proposed_contract.clone().unwrap();
+    assert!((p.pcr_mbps - 42.4).abs() < 1e-9, "{p:?}");
+    assert!((p.scr_mbps - 1.1 * 0.3 * 42.4).abs() < 0.05, "{p:?}");
+    assert_eq!(p.mbs_cells, 2010);
+}
