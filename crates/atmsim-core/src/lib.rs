@@ -21,6 +21,8 @@
 //! - [`video`]: the MPEG-2 transport-stream VBR model of seed 000 section 4 (piecewise-CBR
 //!   intervals with FGN rates, out-of-range rates skipped, 15 Mb/s peak spacing per source) and
 //!   the [`video::Multiplex`] of N such sources on one connection.
+//! - [`tcp`]: BSD-style TCP (Reno family, coarse timers, delayed ACK, Nagle, window scaling)
+//!   carried one segment per AAL5 frame.
 //! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
 //!   ERICA+ port schemes.
 //! - [`policing`]: GCRA (I.371) in both forms, single and dual, UPC (discard or tag), traffic
@@ -41,6 +43,7 @@ pub mod metrics;
 pub mod policing;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod video;

@@ -1,0 +1,804 @@
+//! TCP as in the BSD stacks of the mid-1990s (4.3BSD Reno / 4.4BSD), the transport of seeds 000
+//! and 002 (sections 6) and seed 001 (sections 7-9).
+//!
+//! A connection is a [`TcpSender`] at the source host and a [`TcpReceiver`] at the destination.
+//! Each segment is one AAL5 frame: payload + 20 B TCP + 20 B IP + 8 B LLC/SNAP (RFC 1483), plus
+//! the 8 B AAL5 trailer and padding (seed 000 section 6: 56 B of overhead per segment). The
+//! frame's end-of-frame cell carries the 32-bit sequence number (data) or acknowledgement number
+//! (ACK) in [`crate::wire::Cell::tag`]; the receiver sees a segment only when its whole frame
+//! arrived (AAL5 CRC), as a real host does.
+//!
+//! Modelled, with the BSD choices:
+//! - sequence numbers in bytes (64-bit inside, 32-bit on the wire, unwrapped at the receiver);
+//!   cumulative ACKs; an out-of-order queue at the receiver (ranges, merged);
+//! - slow start (cwnd += MSS per ACK below ssthresh) and congestion avoidance
+//!   (cwnd += MSS x MSS / cwnd per ACK), window = min(cwnd, receiver window);
+//! - retransmission timeout from Jacobson/Karels estimation (SIGCOMM '88; srtt gain 1/8,
+//!   rttvar gain 1/4, RTO = srtt + 4 rttvar) on RTT samples counted in timer ticks as BSD does
+//!   (`t_rtt` starts at 1 and counts slow-timer ticks), one segment timed at a time and never a
+//!   retransmitted one (Karn's rule), RTO clamped to [rto_min, rto_max], exponential backoff on
+//!   each timeout, the timer counting down whole ticks of the coarse clock (granularity 100 ms
+//!   by default, 500 ms for BSD's slow timer): a timer of n ticks set at t fires at the n-th tick
+//!   boundary after t;
+//! - on timeout: ssthresh = max(2, min(cwnd, rwnd) / 2 / MSS) x MSS, cwnd = 1 MSS, go back N;
+//! - optional fast retransmit after 3 duplicate ACKs, with fast recovery (Reno: window inflation,
+//!   deflation on the next new ACK; NewReno, RFC 6582: partial ACKs retransmit the next hole and
+//!   recovery lasts until everything sent before it is acknowledged);
+//! - optional delayed ACKs (BSD: ACK every second full segment, else when the 200 ms fast timer
+//!   next fires, so after 0-200 ms), out-of-order and duplicate segments acknowledged at once;
+//! - optional Nagle (a small segment waits while data are unacknowledged) and sender SWS
+//!   avoidance (no small segment merely because the window is short);
+//! - window scaling (RFC 1323): without it the window is at most 65,535 B.
+//!
+//! Not modelled: the receiving application is never slow (the advertised window is always the
+//! receive buffer, so it is not carried in the ACK), no SYN/FIN handshake (the connection exists
+//! from its start time), no TCP processing time (seed 000: "no TCP processing time"), no
+//! 4.4BSD `mss/8` extra increase in congestion avoidance.
+
+use crate::time::{secs_to_ps, SimDuration, SimTime};
+
+/// TCP + IP + LLC/SNAP header bytes in every segment's AAL5 frame (the AAL5 trailer is added by
+/// the framing).
+pub const TCP_IP_LLC_BYTES: u32 = 20 + 20 + 8;
+
+/// Largest window without window scaling.
+pub const MAX_UNSCALED_WINDOW: u64 = 65_535;
+
+/// Fast retransmit and recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Timeouts only (seeds 000 and 002: "no fast retransmit/recovery").
+    None,
+    /// Fast retransmit, then slow start from one segment (4.3BSD Tahoe).
+    Tahoe,
+    /// Fast retransmit and fast recovery (4.3BSD Reno).
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582).
+    NewReno,
+}
+
+/// What the application gives TCP to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// An infinite file (bulk transfer): always data to send.
+    Bulk,
+    /// A finite transfer of this many bytes.
+    Bytes(u64),
+}
+
+/// Parameters of one TCP connection (both ends).
+#[derive(Clone, Debug)]
+pub struct TcpParams {
+    /// Maximum segment size, payload bytes.
+    pub mss: u32,
+    /// Receive buffer = the window the receiver advertises, bytes (capped at 65,535 without
+    /// window scaling).
+    pub window: u64,
+    pub recovery: Recovery,
+    pub delayed_ack: bool,
+    /// Fast-timer period of delayed ACKs.
+    pub delack: SimDuration,
+    pub nagle: bool,
+    /// Coarse timer tick (retransmission timer and RTT measurement).
+    pub tick: SimDuration,
+    /// RTO bounds and the RTO before the first RTT sample.
+    pub rto_min: SimDuration,
+    pub rto_max: SimDuration,
+    pub rto_initial: SimDuration,
+    /// Initial congestion window, segments.
+    pub initial_cwnd: u32,
+    pub dupack_threshold: u32,
+    pub workload: Workload,
+    /// When the application starts sending.
+    pub start: SimTime,
+}
+
+impl TcpParams {
+    /// BSD-like defaults for a given MSS and window.
+    pub fn new(mss: u32, window: u64) -> Self {
+        TcpParams {
+            mss,
+            window,
+            recovery: Recovery::None,
+            delayed_ack: false,
+            delack: secs_to_ps(0.2),
+            nagle: true,
+            tick: secs_to_ps(0.1),
+            rto_min: secs_to_ps(0.2),
+            rto_max: secs_to_ps(64.0),
+            rto_initial: secs_to_ps(3.0),
+            initial_cwnd: 1,
+            dupack_threshold: 3,
+            workload: Workload::Bulk,
+            start: 0,
+        }
+    }
+
+    /// AAL5 SDU bytes of a segment carrying `payload` bytes.
+    pub fn frame_bytes(payload: u32) -> u32 {
+        payload + TCP_IP_LLC_BYTES
+    }
+}
+
+/// Counters of one TCP sender.
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub rtt_samples: u64,
+    pub max_cwnd: u64,
+}
+
+/// What a TCP end asks the engine for in one call.
+pub trait SegmentOut {
+    /// Room for more segments in this call (the engine's per-call outbox).
+    fn room(&self) -> bool;
+    /// Send one AAL5 frame of `sdu` bytes whose end-of-frame cell carries `tag`.
+    fn frame(&mut self, sdu: u32, tag: u32);
+}
+
+/// The sending end of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub p: TcpParams,
+    /// Oldest unacknowledged byte, next byte to send, highest byte sent + 1.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u64,
+    /// RTT estimator in ticks (None before the first sample).
+    srtt: Option<f64>,
+    rttvar: f64,
+    /// Backoff shift (RTO x 2^shift).
+    shift: u32,
+    /// Timed segment: the byte whose acknowledgement ends the measurement, and the start time.
+    timing: Option<(u64, SimTime)>,
+    /// Retransmission timer expiry.
+    rexmt_at: Option<SimTime>,
+    /// Output stopped because the outbox was full: continue at once.
+    more: bool,
+    started: bool,
+    pub stats: TcpStats,
+}
+
+impl TcpSender {
+    pub fn new(p: TcpParams) -> Self {
+        let cwnd = p.initial_cwnd as u64 * p.mss as u64;
+        TcpSender {
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd,
+            ssthresh: u64::MAX / 4,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            srtt: None,
+            rttvar: 0.0,
+            shift: 0,
+            timing: None,
+            rexmt_at: None,
+            more: false,
+            started: false,
+            stats: TcpStats { max_cwnd: cwnd, ..Default::default() },
+            p,
+        }
+    }
+
+    /// The receiver's window (the receive buffer; 65,535 B at most without window scaling is
+    /// enforced by validation).
+    fn rwnd(&self) -> u64 {
+        self.p.window
+    }
+
+    /// Bytes the application has given TCP so far (bulk: unlimited).
+    fn app_limit(&self) -> u64 {
+        match self.p.workload {
+            Workload::Bulk => u64::MAX,
+            Workload::Bytes(n) => n,
+        }
+    }
+
+    /// True when a finite transfer is completely acknowledged.
+    pub fn done(&self) -> bool {
+        matches!(self.p.workload, Workload::Bytes(n) if self.snd_una >= n)
+    }
+
+    /// Bytes acknowledged (delivered in order to the receiver).
+    pub fn acked(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// The current RTO (before backoff) in ps.
+    pub fn rto(&self) -> SimDuration {
+        let t = self.p.tick as f64;
+        let rto = match self.srtt {
+            None => self.p.rto_initial as f64,
+            // BSD rounds the tick count it loads into the timer
+            Some(s) => (s + 4.0 * self.rttvar).round().max(1.0) * t,
+        };
+        (rto as SimDuration).clamp(self.p.rto_min, self.p.rto_max)
+    }
+
+    /// Expiry of a timer of `d` (rounded to whole ticks, at least one) set at `now`: the n-th
+    /// tick boundary after `now`, as a countdown decremented by the coarse clock.
+    fn tick_deadline(&self, now: SimTime, d: SimDuration) -> SimTime {
+        let tick = self.p.tick;
+        let n = d.div_ceil(tick).max(1);
+        (now / tick + n) * tick
+    }
+
+    fn arm_rexmt(&mut self, now: SimTime) {
+        let d = self.rto().saturating_mul(1u64 << self.shift.min(12)).min(self.p.rto_max);
+        self.rexmt_at = Some(self.tick_deadline(now, d));
+    }
+
+    /// The next time this sender needs to be called.
+    pub fn next_timer(&self) -> Option<SimTime> {
+        if !self.started {
+            return Some(self.p.start);
+        }
+        if self.more {
+            return Some(0); // at once (the engine clamps to now)
+        }
+        self.rexmt_at
+    }
+
+    /// Timer call: start, continue a cut-off burst, or a retransmission timeout.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        if !self.started {
+            if now < self.p.start {
+                return;
+            }
+            self.started = true;
+        }
+        if self.rexmt_at.is_some_and(|t| t <= now) {
+            self.timeout(now);
+        }
+        self.more = false;
+        self.output(now, out);
+    }
+
+    fn timeout(&mut self, now: SimTime) {
+        self.rexmt_at = None;
+        self.stats.timeouts += 1;
+        self.shift = (self.shift + 1).min(12);
+        let mss = self.p.mss as u64;
+        let win = self.cwnd.min(self.rwnd());
+        self.ssthresh = (win / 2 / mss).max(2) * mss;
+        self.cwnd = mss;
+        self.snd_nxt = self.snd_una; // go back N
+        self.timing = None; // Karn: no sample from a retransmitted segment
+        self.dupacks = 0;
+        self.in_recovery = false;
+        self.recover = self.snd_max;
+        let _ = now;
+    }
+
+    /// An acknowledgement arrived (the 32-bit ACK number of an intact ACK frame).
+    pub fn on_ack(&mut self, now: SimTime, ack32: u32, out: &mut impl SegmentOut) {
+        // unwrap against snd_una
+        let ack = self.snd_una.wrapping_add(ack32.wrapping_sub(self.snd_una as u32) as i32 as i64 as u64);
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore
+        }
+        let mss = self.p.mss as u64;
+        if ack <= self.snd_una {
+            if ack == self.snd_una && self.snd_max > self.snd_una {
+                self.duplicate_ack(now, out);
+            }
+            return;
+        }
+        // new data acknowledged
+        if let Some((seq, t0)) = self.timing {
+            if ack > seq {
+                let ticks = (now / self.p.tick - t0 / self.p.tick) as f64 + 1.0;
+                self.rtt_sample(ticks);
+                self.timing = None;
+            }
+        }
+        let acked = ack - self.snd_una;
+        if self.in_recovery {
+            match self.p.recovery {
+                Recovery::NewReno if ack < self.recover => {
+                    // partial ACK: retransmit the next hole, deflate by what was acknowledged
+                    self.snd_una = ack;
+                    self.cwnd = self.cwnd.saturating_sub(acked) + mss;
+                    self.retransmit_one(now, out);
+                    self.arm_rexmt(now);
+                    self.output(now, out);
+                    return;
+                }
+                _ => {
+                    self.in_recovery = false;
+                    self.cwnd = self.ssthresh;
+                }
+            }
+        } else if self.cwnd < self.ssthresh {
+            self.cwnd += mss;
+        } else {
+            self.cwnd += (mss * mss / self.cwnd).max(1);
+        }
+        self.cwnd = self.cwnd.min(self.rwnd().max(mss));
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.cwnd);
+        self.dupacks = 0;
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        if self.snd_una >= self.snd_max {
+            self.rexmt_at = None;
+        } else {
+            self.arm_rexmt(now);
+        }
+        self.output(now, out);
+    }
+
+    fn duplicate_ack(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        let mss = self.p.mss as u64;
+        self.dupacks += 1;
+        if self.p.recovery == Recovery::None {
+            return;
+        }
+        if self.in_recovery {
+            self.cwnd += mss; // each duplicate ACK: a segment has left the network
+            self.output(now, out);
+            return;
+        }
+        if self.dupacks != self.p.dupack_threshold {
+            return;
+        }
+        if self.p.recovery == Recovery::NewReno && self.snd_una < self.recover {
+            return; // RFC 6582: no new recovery for losses of the window already recovered
+        }
+        self.stats.fast_retransmits += 1;
+        let win = self.cwnd.min(self.rwnd());
+        self.ssthresh = (win / 2 / mss).max(2) * mss;
+        self.timing = None;
+        self.recover = self.snd_max;
+        match self.p.recovery {
+            Recovery::Tahoe => {
+                self.cwnd = mss;
+                self.snd_nxt = self.snd_una;
+                self.arm_rexmt(now);
+                self.output(now, out);
+            }
+            _ => {
+                self.retransmit_one(now, out);
+                self.arm_rexmt(now);
+                self.cwnd = self.ssthresh + self.p.dupack_threshold as u64 * mss;
+                self.in_recovery = true;
+                self.output(now, out);
+            }
+        }
+    }
+
+    /// Retransmit the segment at snd_una (fast retransmit, NewReno partial ACK).
+    fn retransmit_one(&mut self, _now: SimTime, out: &mut impl SegmentOut) {
+        let len = (self.p.mss as u64).min(self.snd_max - self.snd_una) as u32;
+        if len > 0 {
+            self.send(self.snd_una, len, out);
+        }
+    }
+
+    fn send(&mut self, seq: u64, len: u32, out: &mut impl SegmentOut) {
+        out.frame(TcpParams::frame_bytes(len), seq as u32);
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if seq < self.snd_max {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len as u64;
+        }
+    }
+
+    fn rtt_sample(&mut self, ticks: f64) {
+        self.stats.rtt_samples += 1;
+        match self.srtt {
+            None => {
+                self.srtt = Some(ticks);
+                self.rttvar = ticks / 2.0;
+            }
+            Some(s) => {
+                let err = ticks - s;
+                self.srtt = Some(s + err / 8.0);
+                self.rttvar += (err.abs() - self.rttvar) / 4.0;
+            }
+        }
+        self.shift = 0;
+    }
+
+    /// Send what the window, the data and the Nagle/SWS rules allow (BSD tcp_output).
+    fn output(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        if !self.started {
+            return;
+        }
+        let mss = self.p.mss as u64;
+        let limit = self.app_limit();
+        loop {
+            let win = self.cwnd.min(self.rwnd());
+            let wnd_end = self.snd_una + win;
+            if self.snd_nxt >= wnd_end || self.snd_nxt >= limit {
+                break;
+            }
+            let len = (wnd_end - self.snd_nxt).min(limit - self.snd_nxt).min(mss);
+            if len < mss {
+                // a short segment: only the end of the data, and (Nagle) only when nothing is
+                // outstanding or it is a retransmission
+                let end_of_data = self.snd_nxt + len == limit;
+                let retransmission = self.snd_nxt < self.snd_max;
+                let idle = self.snd_una == self.snd_max;
+                if !retransmission && !(end_of_data && (!self.p.nagle || idle)) {
+                    break;
+                }
+            }
+            if !out.room() {
+                self.more = true;
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.send(seq, len as u32, out);
+            if self.timing.is_none() && seq == self.snd_max {
+                self.timing = Some((seq, now));
+            }
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            if self.rexmt_at.is_none() {
+                self.arm_rexmt(now);
+            }
+        }
+    }
+}
+
+/// The receiving end of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    pub p: TcpParams,
+    /// Next byte expected: everything below has been delivered in order.
+    pub rcv_nxt: u64,
+    /// Out-of-order data held (merged, sorted byte ranges).
+    ooo: Vec<(u64, u64)>,
+    /// Full segments received since the last ACK (delayed ACKs).
+    unacked_segments: u32,
+    delack_at: Option<SimTime>,
+    more: bool,
+    pub acks_sent: u64,
+    pub dup_segments: u64,
+    pub ooo_segments: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(p: TcpParams) -> Self {
+        TcpReceiver { p, rcv_nxt: 0, ooo: Vec::new(), unacked_segments: 0, delack_at: None, more: false, acks_sent: 0, dup_segments: 0, ooo_segments: 0 }
+    }
+
+    pub fn next_timer(&self) -> Option<SimTime> {
+        if self.more {
+            return Some(0);
+        }
+        self.delack_at
+    }
+
+    fn ack(&mut self, out: &mut impl SegmentOut) {
+        if !out.room() {
+            self.more = true;
+            return;
+        }
+        out.frame(TCP_IP_LLC_BYTES, self.rcv_nxt as u32);
+        self.acks_sent += 1;
+        self.unacked_segments = 0;
+        self.delack_at = None;
+    }
+
+    /// The delayed-ACK timer fired (or an ACK is owed from a full outbox).
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        let due = self.delack_at.is_some_and(|t| t <= now);
+        if self.more || due {
+            self.more = false;
+            self.ack(out);
+        }
+    }
+
+    /// An intact segment arrived: `sdu` AAL5 bytes, `seq32` its sequence number.
+    pub fn on_segment(&mut self, now: SimTime, sdu: u32, seq32: u32, out: &mut impl SegmentOut) {
+        let len = sdu.saturating_sub(TCP_IP_LLC_BYTES) as u64;
+        let seq = self.rcv_nxt.wrapping_add(seq32.wrapping_sub(self.rcv_nxt as u32) as i32 as i64 as u64);
+        let end = seq + len;
+        if len == 0 || end <= self.rcv_nxt {
+            self.dup_segments += 1;
+            self.ack(out); // a duplicate: tell the sender where we are
+            return;
+        }
+        if seq > self.rcv_nxt {
+            // out of order: hold it, and send a duplicate ACK at once
+            self.ooo_segments += 1;
+            self.insert(seq, end);
+            self.ack(out);
+            return;
+        }
+        self.rcv_nxt = end;
+        let had_hole = !self.ooo.is_empty();
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+        if !self.p.delayed_ack || had_hole {
+            self.ack(out);
+            return;
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= 2 {
+            self.ack(out);
+        } else if self.delack_at.is_none() {
+            // the 200 ms fast timer fires on its own clock
+            let d = self.p.delack;
+            self.delack_at = Some((now / d + 1) * d);
+        }
+    }
+
+    fn insert(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|r| r.0 < s);
+        self.ooo.insert(i, (s, e));
+        // merge overlapping or touching ranges
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(a, b) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        self.ooo = merged;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Out {
+        frames: Vec<(u32, u32)>,
+        cap: usize,
+    }
+    impl SegmentOut for Out {
+        fn room(&self) -> bool {
+            self.cap == 0 || self.frames.len() < self.cap
+        }
+        fn frame(&mut self, sdu: u32, tag: u32) {
+            self.frames.push((sdu, tag));
+        }
+    }
+
+    fn params() -> TcpParams {
+        TcpParams::new(512, 65_535)
+    }
+
+    fn started(p: TcpParams) -> (TcpSender, Out) {
+        let mut s = TcpSender::new(p);
+        let mut out = Out::default();
+        s.on_timer(0, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn segments_carry_56_bytes_of_overhead() {
+        // 512 B + 48 B headers + 8 B trailer = 568 B = 12 cells (seed 000 section 6)
+        assert_eq!(crate::wire::aal5_cells(TcpParams::frame_bytes(512)), 12);
+        assert_eq!(crate::wire::aal5_cells(TcpParams::frame_bytes(9140)), 192);
+        assert_eq!(crate::wire::aal5_cells(TCP_IP_LLC_BYTES), 2); // a pure ACK
+    }
+
+    #[test]
+    fn slow_start_sends_one_then_two_then_four() {
+        let (mut s, mut out) = started(params());
+        assert_eq!(out.frames.len(), 1);
+        let mut round = 1;
+        for expect in [2, 4, 8, 16] {
+            // acknowledge every segment of the previous round one by one
+            let sent: Vec<u32> = out.frames.iter().map(|f| f.1).collect();
+            out.frames.clear();
+            for seq in sent {
+                s.on_ack(round * 1_000_000, seq + 512, &mut out);
+            }
+            assert_eq!(out.frames.len(), expect, "round {round}");
+            round += 1;
+        }
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_segment_per_window() {
+        let mut p = params();
+        p.window = 1 << 20;
+        let (mut s, mut out) = started(p);
+        s.ssthresh = 8 * 512;
+        s.cwnd = 8 * 512;
+        let before = s.cwnd;
+        for _ in 0..8 {
+            let seq = s.snd_una as u32;
+            s.on_ack(1, seq + 512, &mut out);
+        }
+        // eight ACKs of one window: +MSS*MSS/cwnd each, about one MSS in all
+        let grown = s.cwnd - before;
+        assert!((480..=512).contains(&grown), "{grown}");
+    }
+
+    #[test]
+    fn timeout_halves_ssthresh_and_goes_back() {
+        let (mut s, mut out) = started(params());
+        // grow to 8 segments outstanding
+        for _ in 0..3 {
+            let sent: Vec<u32> = out.frames.drain(..).map(|f| f.1).collect();
+            for seq in sent {
+                s.on_ack(1, seq + 512, &mut out);
+            }
+        }
+        let outstanding = s.snd_max - s.snd_una;
+        assert_eq!(outstanding, 8 * 512);
+        let at = s.next_timer().unwrap();
+        out.frames.clear();
+        s.on_timer(at, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cwnd, 512);
+        assert_eq!(s.ssthresh, 4 * 512);
+        assert_eq!(out.frames, vec![(560, s.snd_una as u32)]);
+        assert_eq!(s.stats.retransmitted_segments, 1);
+    }
+
+    #[test]
+    fn rto_timer_counts_whole_ticks() {
+        let mut p = params();
+        p.rto_initial = secs_to_ps(1.0);
+        let (s, _) = started(p);
+        // set at t = 0 for 1 s = 10 ticks of 100 ms: fires at 1.0 s
+        assert_eq!(s.next_timer(), Some(secs_to_ps(1.0)));
+        let mut s2 = TcpSender::new(s.p.clone());
+        s2.p.start = secs_to_ps(0.05);
+        let mut out = Out::default();
+        s2.on_timer(secs_to_ps(0.05), &mut out);
+        // set at 50 ms: the 10th tick boundary after it is 1.0 s (the countdown's first tick
+        // comes after 50 ms only)
+        assert_eq!(s2.next_timer(), Some(secs_to_ps(1.0)));
+    }
+
+    #[test]
+    fn jacobson_karels_on_tick_samples() {
+        let (mut s, mut out) = started(params());
+        // first sample: 1 tick (the ACK comes within the same tick) -> srtt 1, rttvar 0.5,
+        // RTO = 1 + 2 = 3 ticks
+        s.on_ack(secs_to_ps(0.03), 512, &mut out);
+        assert_eq!(s.rto(), secs_to_ps(0.3));
+        // Karn: after a timeout the retransmitted segment is not timed
+        let at = s.next_timer().unwrap();
+        s.on_timer(at, &mut out);
+        assert!(s.timing.is_none());
+    }
+
+    #[test]
+    fn fast_retransmit_reno_inflates_and_deflates() {
+        let mut p = params();
+        p.recovery = Recovery::Reno;
+        p.window = 1 << 20;
+        let (mut s, mut out) = started(p);
+        s.cwnd = 16 * 512;
+        s.ssthresh = 1 << 30;
+        out.frames.clear();
+        s.output(0, &mut out);
+        assert_eq!(s.snd_max, 16 * 512);
+        out.frames.clear();
+        for _ in 0..3 {
+            s.on_ack(1, 0, &mut out); // three duplicate ACKs of byte 0
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(out.frames[0], (560, 0));
+        assert_eq!(s.ssthresh, 8 * 512);
+        assert_eq!(s.cwnd, 11 * 512);
+        s.on_ack(2, 16 * 512, &mut out);
+        assert_eq!(s.cwnd, 8 * 512);
+        assert!(!s.in_recovery);
+    }
+
+    #[test]
+    fn newreno_retransmits_on_partial_ack() {
+        let mut p = params();
+        p.recovery = Recovery::NewReno;
+        p.window = 1 << 20;
+        let (mut s, mut out) = started(p);
+        s.cwnd = 16 * 512;
+        s.output(0, &mut out);
+        out.frames.clear();
+        for _ in 0..3 {
+            s.on_ack(1, 0, &mut out);
+        }
+        out.frames.clear();
+        // segments 0 and 5 were lost: the ACK after the retransmission stops at 5 * 512
+        s.on_ack(2, 5 * 512, &mut out);
+        assert!(s.in_recovery);
+        assert_eq!(out.frames[0], (560, 5 * 512));
+        s.on_ack(3, 16 * 512, &mut out);
+        assert!(!s.in_recovery);
+    }
+
+    #[test]
+    fn receiver_holds_out_of_order_data_and_acks_the_hole() {
+        let mut r = TcpReceiver::new(params());
+        let mut out = Out::default();
+        r.on_segment(0, 560, 0, &mut out);
+        r.on_segment(0, 560, 1024, &mut out); // 512..1024 lost
+        r.on_segment(0, 560, 1536, &mut out);
+        assert_eq!(out.frames.iter().map(|f| f.1).collect::<Vec<_>>(), vec![512, 512, 512]);
+        r.on_segment(0, 560, 512, &mut out);
+        assert_eq!(out.frames.last().unwrap().1, 2048);
+        assert_eq!(r.rcv_nxt, 2048);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_at_the_fast_timer() {
+        let mut p = params();
+        p.delayed_ack = true;
+        let mut r = TcpReceiver::new(p);
+        let mut out = Out::default();
+        r.on_segment(secs_to_ps(0.05), 560, 0, &mut out);
+        assert!(out.frames.is_empty());
+        assert_eq!(r.next_timer(), Some(secs_to_ps(0.2)));
+        r.on_segment(secs_to_ps(0.06), 560, 512, &mut out);
+        assert_eq!(out.frames, vec![(48, 1024)]);
+        assert_eq!(r.next_timer(), None);
+        r.on_segment(secs_to_ps(0.25), 560, 1024, &mut out);
+        r.on_timer(secs_to_ps(0.4), &mut out);
+        assert_eq!(out.frames.last(), Some(&(48, 1536)));
+    }
+
+    #[test]
+    fn nagle_holds_a_small_segment_while_data_is_outstanding() {
+        let mut p = params();
+        p.workload = Workload::Bytes(512 + 100);
+        p.window = 1 << 20;
+        let (mut s, mut out) = started(p.clone());
+        s.cwnd = 10 * 512;
+        s.output(0, &mut out);
+        assert_eq!(out.frames.len(), 1, "the 100-byte tail waits for the ACK");
+        s.on_ack(1, 512, &mut out);
+        assert_eq!(out.frames.last(), Some(&(148, 512)));
+        p.nagle = false;
+        let (mut s, mut out) = started(p);
+        s.cwnd = 10 * 512;
+        s.output(0, &mut out);
+        assert_eq!(out.frames.len(), 2);
+        s.on_ack(1, 612, &mut out);
+        assert!(s.done());
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_on_the_wire() {
+        let mut r = TcpReceiver::new(params());
+        r.rcv_nxt = (1u64 << 32) - 100;
+        let mut out = Out::default();
+        r.on_segment(0, 560, (r.rcv_nxt) as u32, &mut out);
+        assert_eq!(r.rcv_nxt, (1u64 << 32) + 412);
+        assert_eq!(out.frames[0].1, 412);
+    }
+
+    #[test]
+    fn a_full_outbox_continues_at_once() {
+        let mut p = params();
+        p.initial_cwnd = 10;
+        let mut s = TcpSender::new(p);
+        let mut out = Out { cap: 4, ..Default::default() };
+        s.on_timer(0, &mut out);
+        assert_eq!(out.frames.len(), 4);
+        assert_eq!(s.next_timer(), Some(0));
+        out.frames.clear();
+        s.on_timer(0, &mut out);
+        assert_eq!(out.frames.len(), 4);
+    }
+}
