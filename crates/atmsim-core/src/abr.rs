@@ -18,7 +18,9 @@
 //! - ERICA+ uses the ABR queue length at the end of the interval for Tq.
 
 use crate::time::SimTime;
+use crate::tcp::{SegmentOut, TcpReceiver, TcpSender};
 use crate::traffic::{Application, Cbr, Ctx, OnOff};
+use crate::wire::aal5_cells;
 use crate::wire::{Cell, RmFields, H_CLP, H_EFCI, H_RM};
 use std::collections::VecDeque;
 
@@ -69,6 +71,62 @@ pub enum Feed {
     /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
     /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
     Relay(VecDeque<Cell>),
+    /// TCP over ABR (seeds 000, 002): the TCP sender's segments wait in the source's queue as
+    /// AAL5 frames and leave cell by cell at ACR; ACKs from the reverse direction reach TCP.
+    Tcp(Box<TcpFeed>),
+}
+
+/// The segments a TCP sender handed to its ABR source, waiting to leave at ACR.
+#[derive(Clone, Debug)]
+pub struct TcpFeed {
+    pub tcp: TcpSender,
+    pub queue: FrameQueue,
+}
+
+/// AAL5 frames waiting at a source: (SDU bytes, tag); the head frame has `head_sent` cells gone.
+#[derive(Clone, Debug, Default)]
+pub struct FrameQueue {
+    frames: VecDeque<(u32, u32)>,
+    head_sent: u32,
+    /// Cells waiting in all frames.
+    pub cells: u64,
+}
+
+impl FrameQueue {
+    /// The next cell of the head frame: (index or SDU length, end of frame, tag).
+    fn next_cell(&mut self) -> (u16, bool, u32) {
+        let (sdu, tag) = *self.frames.front().expect("backlog counts the frames' cells");
+        let idx = self.head_sent;
+        self.head_sent += 1;
+        self.cells -= 1;
+        if self.head_sent == aal5_cells(sdu) {
+            self.frames.pop_front();
+            self.head_sent = 0;
+            (sdu as u16, true, tag)
+        } else {
+            (idx as u16, false, tag)
+        }
+    }
+}
+
+impl SegmentOut for FrameQueue {
+    fn room(&self) -> bool {
+        true
+    }
+    fn frame(&mut self, sdu: u32, tag: u32) {
+        self.frames.push_back((sdu, tag));
+        self.cells += aal5_cells(sdu) as u64;
+    }
+}
+
+/// Run a TCP sender inside its feed: `ack` is an arriving ACK number, None a timer call.
+/// Returns (cells waiting, next TCP timer).
+fn step_tcp(f: &mut TcpFeed, now: SimTime, ack: Option<u32>) -> (u64, Option<SimTime>) {
+    match ack {
+        Some(a) => f.tcp.on_ack(now, a, &mut f.queue),
+        None => f.tcp.on_timer(now, &mut f.queue),
+    }
+    (f.queue.cells, f.tcp.next_timer().map(|t| t.max(now)))
 }
 
 const INFINITE: u64 = u64::MAX;
@@ -169,7 +227,20 @@ impl AbrSource {
                 self.backlog = q.len() as u64;
                 self.feed_next = None;
             }
+            Feed::Tcp(f) => {
+                if start {
+                    self.backlog = f.queue.cells;
+                    self.feed_next = f.tcp.next_timer();
+                } else {
+                    (self.backlog, self.feed_next) = step_tcp(f, now, None);
+                }
+            }
         }
+        self.wake(now);
+    }
+
+    /// Start sending if data arrived while idle.
+    fn wake(&mut self, now: SimTime) {
         if self.backlog != INFINITE {
             self.max_backlog = self.max_backlog.max(self.backlog);
         }
@@ -239,6 +310,9 @@ impl AbrSource {
                     let mut c = q.pop_front().expect("backlog counts the relay queue");
                     c.hdr &= !(H_CLP | H_EFCI);
                     ctx.send_cell(c);
+                } else if let Feed::Tcp(f) = &mut self.feed {
+                    let (len, eof, tag) = f.queue.next_cell();
+                    ctx.send_frame_cell(len, eof, tag);
                 } else {
                     ctx.send_cells(1);
                 }
@@ -312,6 +386,15 @@ impl Application for AbrSource {
             self.request_timer(ctx);
         }
     }
+    fn on_frame(&mut self, ctx: &mut Ctx, _sdu: u32, tag: u32) {
+        // a TCP ACK on the reverse direction
+        if let Feed::Tcp(f) = &mut self.feed {
+            (self.backlog, self.feed_next) = step_tcp(f, ctx.now, Some(tag));
+            self.max_backlog = self.max_backlog.max(self.backlog);
+            self.wake(ctx.now);
+            self.request_timer(ctx);
+        }
+    }
 }
 
 /// TM 4.0 destination end system (DES rules 1-2): remembers the EFCI state of the last data
@@ -320,9 +403,28 @@ impl Application for AbrSource {
 pub struct AbrDest {
     efci: bool,
     pub brm_sent: u64,
+    /// TCP over ABR: the TCP receiver at the destination host; its ACKs go back on the
+    /// reverse direction (the flow that carries the backward RM cells).
+    pub tcp: Option<Box<TcpReceiver>>,
 }
 
 impl Application for AbrDest {
+    fn on_timer(&mut self, ctx: &mut Ctx) {
+        if let Some(r) = &mut self.tcp {
+            r.on_timer(ctx.now, ctx);
+            if let Some(t) = r.next_timer() {
+                ctx.set_timer(t.max(ctx.now));
+            }
+        }
+    }
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, tag: u32) {
+        if let Some(r) = &mut self.tcp {
+            r.on_segment(ctx.now, sdu, tag, ctx);
+            if let Some(t) = r.next_timer() {
+                ctx.set_timer(t.max(ctx.now));
+            }
+        }
+    }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
         if !cell.is_rm() {
             self.efci = cell.hdr & H_EFCI != 0; // rule 1

@@ -20,7 +20,7 @@ use crate::scenario::{
     UpcActionSpec,
 };
 use crate::time::*;
-use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
+use crate::traffic::{Asks, stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
 use crate::video::Multiplex;
 use rand_distr::{Distribution, Exp};
 use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS};
@@ -351,6 +351,8 @@ pub struct Flow {
     pub ports: Vec<u32>,
     frame_cells: u32,
     frame_len: u16,
+    /// Cells travel in AAL5 frames (of fixed size `frame_len`, or of any size for transports).
+    framed: bool,
     tx_seq: u32,
     tx_in_frame: u32,
     reasm: Reassembler,
@@ -553,6 +555,7 @@ impl Builder<'_> {
             category,
             route: route.to_vec(),
             frame_cells: frame.map(aal5_cells).unwrap_or(0),
+            framed: frame.is_some(),
             frame_len: frame.unwrap_or(0) as u16,
             tx_seq: 0,
             tx_in_frame: 0,
@@ -944,8 +947,8 @@ impl Simulation {
         ep.timer_at = None;
         let mut ctx = Ctx::new(now, &mut ep.rng);
         ep.app.start(&mut ctx);
-        let (cl, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
-        self.apply(e, cl, n, t);
+        let asks = ctx.asks();
+        self.apply(e, asks);
         if end < self.end {
             self.queue.push(end, Event::CallEnd(c, slot));
         }
@@ -1030,8 +1033,8 @@ impl Simulation {
             let ep = &mut sim.endpoints[e];
             let mut ctx = Ctx::new(0, &mut ep.rng);
             ep.app.start(&mut ctx);
-            let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
-            sim.apply(e as u32, c, n, t);
+            let asks = ctx.asks();
+            sim.apply(e as u32, asks);
         }
         sim
     }
@@ -1123,45 +1126,70 @@ impl Simulation {
         ep.timer_at = None;
         let mut ctx = Ctx::new(now, &mut ep.rng);
         ep.app.on_timer(&mut ctx);
-        let (c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
-        self.apply(e, c, n, t);
+        let asks = ctx.asks();
+        self.apply(e, asks);
     }
 
-    /// Carry out what an application asked for: send cells, set its timer.
-    fn apply(&mut self, e: u32, explicit: Option<Cell>, cells: u32, timer: Option<SimTime>) {
+    /// Carry out what an application asked for: send cells and frames, set its timer.
+    fn apply(&mut self, e: u32, asks: Asks) {
         let flow = self.endpoints[e as usize].flow;
-        if let Some(c) = explicit {
+        if let Some(c) = asks.cell {
             self.emit_explicit(flow, c);
         }
-        for _ in 0..cells {
+        if let Some((len, eof, tag)) = asks.frame_cell {
+            self.emit_cell(flow, len, eof, tag);
+        }
+        for &(sdu, tag) in &asks.frames {
+            let n = aal5_cells(sdu);
+            for i in 0..n - 1 {
+                self.emit_cell(flow, i as u16, false, tag);
+            }
+            self.emit_cell(flow, sdu as u16, true, tag);
+        }
+        for _ in 0..asks.send {
             self.emit(flow);
         }
-        if let Some(t) = timer {
+        if let Some(t) = asks.timer {
             let t = t.max(self.now);
-            self.endpoints[e as usize].timer_at = Some(t);
-            if t < self.end {
-                self.queue.push(t, Event::Endpoint(e));
+            let ep = &mut self.endpoints[e as usize];
+            // a timer already pending at that time has its event in the queue
+            if ep.timer_at != Some(t) {
+                ep.timer_at = Some(t);
+                if t < self.end {
+                    self.queue.push(t, Event::Endpoint(e));
+                }
             }
         }
     }
 
     /// Create one cell of `flow` now (AAL5 framing by the flow) and queue it at the host port.
     fn emit(&mut self, flow: u32) {
-        let now = self.now;
-        let warm = now >= self.warmup;
         let f = &mut self.flows[flow as usize];
-        let mut cell = Cell { created: now, flow, seq: f.tx_seq, ..Default::default() };
-        f.tx_seq = f.tx_seq.wrapping_add(1);
+        let (mut len, mut eof) = (0, false);
         if f.frame_cells > 0 {
-            cell.len = f.tx_in_frame as u16; // index within the frame (the EOF cell carries the length)
+            len = f.tx_in_frame as u16; // index within the frame (the EOF cell carries the length)
             f.tx_in_frame += 1;
             if f.tx_in_frame == f.frame_cells {
                 f.tx_in_frame = 0;
-                cell.hdr |= H_EOF;
-                cell.len = f.frame_len;
-                if warm {
-                    f.stats.frames_sent += 1;
-                }
+                eof = true;
+                len = f.frame_len;
+            }
+        }
+        self.emit_cell(flow, len, eof, 0);
+    }
+
+    /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
+    /// end-of-frame cell, the frame's SDU length; `tag` the transport's header field.
+    fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, tag: u32) {
+        let now = self.now;
+        let warm = now >= self.warmup;
+        let f = &mut self.flows[flow as usize];
+        let mut cell = Cell { created: now, flow, seq: f.tx_seq, len, tag, ..Default::default() };
+        f.tx_seq = f.tx_seq.wrapping_add(1);
+        if eof {
+            cell.hdr |= H_EOF;
+            if warm {
+                f.stats.frames_sent += 1;
             }
         }
         if warm {
@@ -1222,7 +1250,7 @@ impl Simulation {
             f.stats.sent += 1;
             if cell.is_rm() {
                 f.stats.rm_sent += 1;
-            } else if cell.is_eof() && f.frame_cells > 0 {
+            } else if cell.is_eof() && f.framed {
                 f.stats.frames_sent += 1;
             }
         }
@@ -1237,7 +1265,7 @@ impl Simulation {
             self.abr_input(p, &mut cell);
         }
         let mut frame_state = None;
-        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].frame_cells > 0 {
+        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].framed {
             let port = &mut self.ports[p as usize];
             let fd = port.frames.as_mut().expect("checked");
             let st = fd.vcs[cell.flow as usize];
@@ -1567,12 +1595,14 @@ impl Simulation {
             st.ctd_min = st.ctd_min.min(d);
             st.ctd_hist.record(d.saturating_sub(f.base_ps));
         }
+        let mut frame_done = None;
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
-        } else if f.frame_cells > 0 {
+        } else if f.framed {
             match f.reasm.on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored) {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
+                    frame_done = Some((len as u32, cell.tag));
                     if cell.created >= self.warmup {
                         f.stats.frames_delivered += 1;
                     }
@@ -1596,14 +1626,19 @@ impl Simulation {
             let ep = &mut self.endpoints[e as usize];
             let mut ctx = Ctx::new(now, &mut ep.rng);
             ep.app.on_cell(&mut ctx, &cell);
-            let (mut c, n, t) = (ctx.cell_requested(), ctx.cells_requested(), ctx.timer_requested());
+            if let Some((sdu, tag)) = frame_done {
+                if e != vs {
+                    ep.app.on_frame(&mut ctx, sdu, tag);
+                }
+            }
+            let mut asks = ctx.asks();
             if vs != NONE && e != vs {
-                if let Some(b) = &mut c {
+                if let Some(b) = &mut asks.cell {
                     self.couple_vd(vs, next, b);
                 }
             }
-            if c.is_some() || n > 0 || t.is_some() {
-                self.apply(e, c, n, t);
+            if !asks.is_empty() {
+                self.apply(e, asks);
             }
         }
     }

@@ -12,6 +12,8 @@
 //! (1 - d) x p; optionally exponential ON and OFF lengths with those means).
 
 use crate::abr::{AbrDest, AbrSource};
+use crate::tcp::{SegmentOut, TcpReceiver, TcpSender};
+use arrayvec::ArrayVec;
 use crate::video::Multiplex;
 use crate::time::{mbps_to_bps, Pacer, SimTime};
 use crate::wire::Cell;
@@ -48,11 +50,35 @@ pub struct Ctx<'a> {
     pub(crate) send: u32,
     pub(crate) cell: Option<Cell>,
     pub(crate) timer: Option<SimTime>,
+    /// Whole AAL5 frames to send: (CPCS-SDU bytes, tag of the end-of-frame cell).
+    pub(crate) frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
+    /// One cell of a frame, paced by its sender (an ABR source carrying TCP): (index within
+    /// the frame, or the SDU length on the end-of-frame cell; end of frame; tag).
+    pub(crate) frame_cell: Option<(u16, bool, u32)>,
 }
+
+/// What an application asked for in one call (see [`Ctx`]).
+pub struct Asks {
+    pub cell: Option<Cell>,
+    pub send: u32,
+    pub timer: Option<SimTime>,
+    pub frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
+    pub frame_cell: Option<(u16, bool, u32)>,
+}
+
+impl Asks {
+    pub fn is_empty(&self) -> bool {
+        self.cell.is_none() && self.send == 0 && self.timer.is_none() && self.frames.is_empty() && self.frame_cell.is_none()
+    }
+}
+
+/// Frames an application can hand over in one call; a transport with more to send asks to be
+/// called again at once (no allocation per call).
+pub const FRAMES_PER_CALL: usize = 16;
 
 impl<'a> Ctx<'a> {
     pub fn new(now: SimTime, rng: &'a mut Rng) -> Self {
-        Ctx { now, rng, send: 0, cell: None, timer: None }
+        Ctx { now, rng, send: 0, cell: None, timer: None, frames: ArrayVec::new(), frame_cell: None }
     }
     /// Send one cell built by the application (an RM cell, say) before any data cells; the
     /// engine fills in the flow, creation time and route position. One per call.
@@ -80,6 +106,28 @@ impl<'a> Ctx<'a> {
     pub fn timer_requested(&self) -> Option<SimTime> {
         self.timer
     }
+    /// Send one cell of a variable-length frame (see `frame_cell`). One per call.
+    pub fn send_frame_cell(&mut self, len_or_index: u16, eof: bool, tag: u32) {
+        debug_assert!(self.frame_cell.is_none(), "one frame cell per call");
+        self.frame_cell = Some((len_or_index, eof, tag));
+    }
+    /// Everything this call asked for, for the engine to carry out.
+    pub fn asks(self) -> Asks {
+        Asks { cell: self.cell, send: self.send, timer: self.timer, frames: self.frames, frame_cell: self.frame_cell }
+    }
+    /// True when this call asked the engine for anything.
+    pub fn wants_anything(&self) -> bool {
+        self.cell.is_some() || self.send > 0 || self.timer.is_some() || !self.frames.is_empty() || self.frame_cell.is_some()
+    }
+}
+
+impl SegmentOut for Ctx<'_> {
+    fn room(&self) -> bool {
+        !self.frames.is_full()
+    }
+    fn frame(&mut self, sdu: u32, tag: u32) {
+        self.frames.push((sdu, tag));
+    }
 }
 
 /// The hooks every application model implements; defaults do nothing.
@@ -90,6 +138,9 @@ pub trait Application {
     fn on_timer(&mut self, _ctx: &mut Ctx) {}
     /// Called for each cell that reaches this endpoint (feedback, acknowledgements).
     fn on_cell(&mut self, _ctx: &mut Ctx, _cell: &Cell) {}
+    /// Called after `on_cell` when the cell completed an intact AAL5 frame of `sdu` bytes whose
+    /// end-of-frame cell carried `tag`.
+    fn on_frame(&mut self, _ctx: &mut Ctx, _sdu: u32, _tag: u32) {}
 }
 
 /// Cells evenly spaced at a fixed rate from `start` until `stop` (CBR, and persistent sources
@@ -220,6 +271,16 @@ pub enum AnySource {
     AbrDest(AbrDest),
     /// MPEG-2 transport-stream video sources multiplexed onto one connection (crate::video).
     Video(Box<Multiplex>),
+    /// The sending end of a TCP connection (crate::tcp); ACKs reach it as frames.
+    Tcp(Box<TcpSender>),
+    /// The receiving end of a TCP connection; it sends ACK frames on the reverse direction.
+    TcpSink(Box<TcpReceiver>),
+}
+
+fn tcp_timer(ctx: &mut Ctx, t: Option<SimTime>) {
+    if let Some(t) = t {
+        ctx.set_timer(t.max(ctx.now));
+    }
 }
 
 impl Application for AnySource {
@@ -231,6 +292,8 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.start(ctx),
             AnySource::AbrDest(s) => s.start(ctx),
             AnySource::Video(s) => s.start(ctx),
+            AnySource::Tcp(s) => tcp_timer(ctx, s.next_timer()),
+            AnySource::TcpSink(_) => {}
         }
     }
     #[inline]
@@ -242,6 +305,14 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.on_timer(ctx),
             AnySource::AbrDest(s) => s.on_timer(ctx),
             AnySource::Video(s) => s.on_timer(ctx),
+            AnySource::Tcp(s) => {
+                s.on_timer(ctx.now, ctx);
+                tcp_timer(ctx, s.next_timer());
+            }
+            AnySource::TcpSink(s) => {
+                s.on_timer(ctx.now, ctx);
+                tcp_timer(ctx, s.next_timer());
+            }
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -252,6 +323,22 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
             AnySource::Video(s) => s.on_cell(ctx, cell),
+            AnySource::Tcp(_) | AnySource::TcpSink(_) => {}
+        }
+    }
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, tag: u32) {
+        match self {
+            AnySource::Abr(s) => s.on_frame(ctx, sdu, tag),
+            AnySource::AbrDest(s) => s.on_frame(ctx, sdu, tag),
+            AnySource::Tcp(s) => {
+                s.on_ack(ctx.now, tag, ctx);
+                tcp_timer(ctx, s.next_timer());
+            }
+            AnySource::TcpSink(s) => {
+                s.on_segment(ctx.now, sdu, tag, ctx);
+                tcp_timer(ctx, s.next_timer());
+            }
+            _ => {}
         }
     }
 }

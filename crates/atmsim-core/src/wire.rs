@@ -67,6 +67,11 @@ pub struct Cell {
     pub hop: u8,
     /// Header bits `H_*`.
     pub hdr: u8,
+    /// On the end-of-frame cell of a transport's frame: the header field the transport needs
+    /// (TCP: the sequence number of a data segment, the acknowledgement number of an ACK). It
+    /// stands for the TCP header inside the frame, which a receiver reads only once the whole
+    /// frame passed the AAL5 CRC.
+    pub tag: u32,
     /// RM fields, meaningful when `hdr & H_RM != 0`.
     pub rm: RmFields,
 }
