@@ -190,6 +190,14 @@ impl AbrSource {
         }
     }
 
+    /// The TCP sender feeding this source (TCP over ABR).
+    pub fn tcp(&self) -> Option<&TcpSender> {
+        match &self.feed {
+            Feed::Tcp(f) => Some(&f.tcp),
+            _ => None,
+        }
+    }
+
     fn set_acr(&mut self, now: SimTime, acr: f64) {
         if self.active_from.is_some() {
             self.acr_area += self.acr * (now - self.acr_t) as f64;

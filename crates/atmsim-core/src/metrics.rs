@@ -333,6 +333,9 @@ pub struct ConnectionSummary {
     /// ABR sources: most data cells waiting in the source (finite feeds only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_queue_max_cells: Option<u64>,
+    /// TCP connections: the transport's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSummary>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).
@@ -347,6 +350,28 @@ pub struct Summary {
     pub connections: BTreeMap<String, ConnectionSummary>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, CallSummary>,
+}
+
+/// One TCP connection over the measurement window (after warm-up) unless noted.
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpSummary {
+    /// Payload bytes delivered in order to the receiving application, x 8 / window.
+    pub goodput_mbps: f64,
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub retransmitted_segments: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Congestion window at the end, and its largest value over the whole run, bytes.
+    pub cwnd_bytes: u64,
+    pub max_cwnd_bytes: u64,
+    pub ssthresh_bytes: u64,
+    /// Smoothed RTT (coarse ticks, as BSD measures it) and the RTO at the end.
+    pub srtt_ms: Option<f64>,
+    pub rto_ms: f64,
+    /// Finite transfers: when the last byte was acknowledged (seconds from 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_s: Option<f64>,
 }
 
 /// Columnar time series, sampled every `run.sample_interval_s`.
@@ -371,6 +396,9 @@ pub struct Series {
     pub abr_target_mbps: Vec<f64>,
     pub abr_er_max_mbps: Vec<f64>,
     pub abr_queue_cells: Vec<u32>,
+    pub tcp_time_s: Vec<f64>,
+    pub tcp_flow: Vec<u32>,
+    pub tcp_cwnd_bytes: Vec<u64>,
 }
 
 #[cfg(test)]

@@ -424,6 +424,14 @@ pub struct ImpairmentSpec {
     /// their order (a cell never overtakes the one before it).
     #[serde(default)]
     pub delay_variation_us: f64,
+    /// Cells to lose deterministically in the direction a -> b: their numbers in the order
+    /// they enter the link, counted from 1 (an emulator's scripted loss, for experiments that
+    /// need one known drop).
+    #[serde(default)]
+    pub drop_cells_a_to_b: Vec<u64>,
+    /// The same for the direction b -> a.
+    #[serde(default)]
+    pub drop_cells_b_to_a: Vec<u64>,
 }
 
 /// A virtual connection along a static route.
@@ -596,6 +604,102 @@ pub enum SourceKind {
     /// The MPEG-2 transport-stream model of seed 000 section 4: `sources` independent video
     /// sources (FGN rates per inter-MPCR interval) multiplexed onto the connection.
     Mpeg2,
+    /// A TCP connection (BSD Reno family, `source.tcp`): segments as AAL5 frames, ACKs on the
+    /// reverse direction; over ABR the segments wait in the ABR source's queue.
+    Tcp,
+}
+
+/// TCP recovery from loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpRecoverySpec {
+    /// Timeouts only (seeds 000 and 002).
+    None,
+    /// Fast retransmit, then slow start (4.3BSD Tahoe).
+    Tahoe,
+    /// Fast retransmit and fast recovery (4.3BSD Reno).
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582).
+    Newreno,
+}
+
+/// TCP parameters (`source.tcp`); defaults are BSD's where the seeds say nothing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Maximum segment size, payload bytes (default 512, seeds 000/002; at most mtu_bytes - 40).
+    #[serde(default)]
+    pub mss_bytes: Option<i64>,
+    /// IP MTU over AAL5 (default 9180, RFC 1626; at most 65,527 so that a frame fits AAL5).
+    #[serde(default)]
+    pub mtu_bytes: Option<i64>,
+    /// Receive buffer = advertised window, bytes (default 65,535; above that needs
+    /// window_scale; at most 65,535 x 2^14).
+    #[serde(default)]
+    pub window_bytes: Option<i64>,
+    /// RFC 1323 window scaling (default false).
+    #[serde(default)]
+    pub window_scale: Option<bool>,
+    /// "none", "tahoe", "reno" (default) or "newreno".
+    #[serde(default)]
+    pub recovery: Option<TcpRecoverySpec>,
+    /// Delayed ACKs: every second segment or at the fast timer (default false).
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    /// Fast-timer period of delayed ACKs, ms (default 200).
+    #[serde(default)]
+    pub delack_ms: Option<f64>,
+    /// Nagle's algorithm (default true).
+    #[serde(default)]
+    pub nagle: Option<bool>,
+    /// Coarse timer tick, ms (default 100; BSD's slow timer is 500).
+    #[serde(default)]
+    pub timer_granularity_ms: Option<f64>,
+    /// Smallest RTO, ms (default two ticks, BSD's TCPTV_MIN).
+    #[serde(default)]
+    pub rto_min_ms: Option<f64>,
+    /// RTO before the first RTT sample, s (default 3, RFC 1122 section 4.2.3.1).
+    #[serde(default)]
+    pub rto_initial_s: Option<f64>,
+    /// Largest RTO, s (default 64, BSD's TCPTV_REXMTMAX).
+    #[serde(default)]
+    pub rto_max_s: Option<f64>,
+    /// Initial congestion window, segments (default 1).
+    #[serde(default)]
+    pub initial_cwnd_segments: Option<i64>,
+    /// A finite transfer of this many bytes (default: an infinite file).
+    #[serde(default)]
+    pub bytes: Option<i64>,
+}
+
+impl TcpSpec {
+    /// The model's parameters (defaults filled in).
+    pub fn params(&self, start_s: f64) -> crate::tcp::TcpParams {
+        use crate::tcp::{Recovery, TcpParams, Workload};
+        use crate::time::secs_to_ps;
+        let mut p = TcpParams::new(self.mss_bytes.unwrap_or(512) as u32, self.window_bytes.unwrap_or(65_535) as u64);
+        p.recovery = match self.recovery.unwrap_or(TcpRecoverySpec::Reno) {
+            TcpRecoverySpec::None => Recovery::None,
+            TcpRecoverySpec::Tahoe => Recovery::Tahoe,
+            TcpRecoverySpec::Reno => Recovery::Reno,
+            TcpRecoverySpec::Newreno => Recovery::NewReno,
+        };
+        p.delayed_ack = self.delayed_ack.unwrap_or(false);
+        p.delack = secs_to_ps(self.delack_ms.unwrap_or(200.0) / 1e3);
+        p.nagle = self.nagle.unwrap_or(true);
+        let tick_ms = self.timer_granularity_ms.unwrap_or(100.0);
+        p.tick = secs_to_ps(tick_ms / 1e3);
+        p.rto_min = secs_to_ps(self.rto_min_ms.unwrap_or(2.0 * tick_ms) / 1e3);
+        p.rto_initial = secs_to_ps(self.rto_initial_s.unwrap_or(3.0));
+        p.rto_max = secs_to_ps(self.rto_max_s.unwrap_or(64.0));
+        p.initial_cwnd = self.initial_cwnd_segments.unwrap_or(1) as u32;
+        p.workload = match self.bytes {
+            Some(n) => Workload::Bytes(n as u64),
+            None => Workload::Bulk,
+        };
+        p.start = secs_to_ps(start_s);
+        p
+    }
 }
 
 /// FGN generator of the MPEG-2 model.
@@ -669,6 +773,9 @@ pub struct SourceSpec {
     /// mpeg2: longest inter-MPCR interval, s (default 0.1).
     #[serde(default)]
     pub interval_max_s: Option<f64>,
+    /// tcp: the TCP parameters (an empty table takes the defaults).
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
 }
 
 impl SourceSpec {
@@ -902,6 +1009,11 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             }
             non_negative(&format!("{p}.impairment.extra_delay_us"), im.extra_delay_us)?;
             non_negative(&format!("{p}.impairment.delay_variation_us"), im.delay_variation_us)?;
+            for (k, v) in [("drop_cells_a_to_b", &im.drop_cells_a_to_b), ("drop_cells_b_to_a", &im.drop_cells_b_to_a)] {
+                if v.contains(&0) || v.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(ScenarioError::new(format!("{p}.impairment.{k}"), "cell numbers count from 1 and must be increasing"));
+                }
+            }
         }
         if !adj.insert((&l.a, &l.b)) || !adj.insert((&l.b, &l.a)) {
             return Err(ScenarioError::new(p, format!("a second link between \"{}\" and \"{}\"; one link per node pair", l.a, l.b)));
@@ -1035,6 +1147,18 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
         }
         (None, _) => {}
     }
+    if c.source.kind == SourceKind::Tcp {
+        if c.reverse_source.is_some() {
+            return Err(ScenarioError::new(format!("{p}.reverse_source"), "a TCP connection's reverse direction carries its ACKs"));
+        }
+        if c.abr.is_some() {
+            for k in 1..c.route.len() - 1 {
+                if sc.nodes.iter().find(|n| n.name == c.route[k]).and_then(|n| n.abr.as_ref()).is_some_and(|a| a.vsvd == Some(true)) {
+                    return Err(ScenarioError::new(format!("{p}.route"), format!("TCP over ABR through a VS/VD switch (\"{}\") is not supported: the ACKs would end at the virtual source", c.route[k])));
+                }
+            }
+        }
+    }
     if let Some(rs) = &c.reverse_source {
         if !c.bidirectional {
             return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
@@ -1049,8 +1173,8 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
     if c.contract.is_none() {
         return Err(ScenarioError::new(format!("{p}.connection.contract"), "a call needs a contract for CAC"));
     }
-    if c.abr.is_some() || c.bidirectional {
-        return Err(ScenarioError::new(format!("{p}.connection"), "calls are one-way non-ABR connections for now"));
+    if c.abr.is_some() || c.bidirectional || c.source.kind == SourceKind::Tcp {
+        return Err(ScenarioError::new(format!("{p}.connection"), "calls are one-way non-ABR, non-TCP connections for now"));
     }
     if c.source.start_s != 0.0 || c.source.stop_s.is_some() {
         return Err(ScenarioError::new(format!("{p}.connection.source"), "a call's source runs from set-up to release; no start_s or stop_s"));
@@ -1301,6 +1425,40 @@ fn names(kinds: &BTreeMap<&str, NodeKind>) -> String {
     }
 }
 
+fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
+    let int_in = |k: &str, v: Option<i64>, lo: i64, hi: i64, why: &str| -> Res<()> {
+        match v {
+            Some(v) if !(lo..=hi).contains(&v) => Err(ScenarioError::new(format!("{p}.{k}"), format!("must be in {lo}..={hi}{why}, got {v}"))),
+            _ => Ok(()),
+        }
+    };
+    int_in("mtu_bytes", t.mtu_bytes, 88, 65_527, " (an AAL5 frame holds at most 65,535 bytes with LLC/SNAP)")?;
+    let mtu = t.mtu_bytes.unwrap_or(9180);
+    int_in("mss_bytes", t.mss_bytes, 1, mtu - 40, " (MTU minus 40 bytes of TCP/IP headers)")?;
+    let mss = t.mss_bytes.unwrap_or(512);
+    let scaled = t.window_scale.unwrap_or(false);
+    let max_win = if scaled { 65_535i64 << 14 } else { 65_535 };
+    let why = if scaled { " (65,535 x 2^14 with window scaling)" } else { " (set window_scale = true for larger windows)" };
+    int_in("window_bytes", t.window_bytes, mss, max_win, &format!(" (at least one MSS{why})"))?;
+    if t.window_bytes.is_none() && mss > 65_535 {
+        return Err(ScenarioError::new(format!("{p}.window_bytes"), "the default window (65,535) is smaller than the MSS"));
+    }
+    for (k, v) in [("delack_ms", t.delack_ms), ("timer_granularity_ms", t.timer_granularity_ms), ("rto_min_ms", t.rto_min_ms), ("rto_initial_s", t.rto_initial_s), ("rto_max_s", t.rto_max_s)] {
+        if let Some(v) = v {
+            positive(&format!("{p}.{k}"), v)?;
+        }
+    }
+    let rto_min_s = t.rto_min_ms.unwrap_or(2.0 * t.timer_granularity_ms.unwrap_or(100.0)) / 1e3;
+    if let Some(m) = t.rto_max_s {
+        if m < rto_min_s {
+            return Err(ScenarioError::new(format!("{p}.rto_max_s"), format!("must be >= rto_min ({rto_min_s} s)")));
+        }
+    }
+    int_in("initial_cwnd_segments", t.initial_cwnd_segments, 1, 1000, "")?;
+    int_in("bytes", t.bytes, 1, 1 << 50, "")?;
+    Ok(())
+}
+
 fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
     use SourceKind::*;
     let allowed: &[&str] = match s.kind {
@@ -1311,6 +1469,7 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "mean_mbps", "std_mbps", "hurst", "fgn", "sources", "min_rate_mbps", "max_rate_mbps", "peak_mbps", "interval_min_s",
             "interval_max_s", "start_s", "stop_s", "frame_bytes",
         ],
+        Tcp => &["tcp", "start_s"],
         None => &[],
     };
     let present = [
@@ -1332,6 +1491,7 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("max_rate_mbps", s.max_rate_mbps.is_some()),
         ("interval_min_s", s.interval_min_s.is_some()),
         ("interval_max_s", s.interval_max_s.is_some()),
+        ("tcp", s.tcp.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -1381,6 +1541,7 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                 return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
             }
         }
+        Tcp => validate_tcp(&format!("{p}.tcp"), s.tcp.as_ref().unwrap_or(&TcpSpec::default()))?,
         None => {}
     }
     for k in ["rate_mbps", "peak_mbps"] {

@@ -11,7 +11,8 @@
 //! Queue length means cells waiting in the buffer, not counting the one being transmitted;
 //! buffer limits apply to waiting cells.
 
-use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds, RM_DIR};
+use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, TcpFeed, Thresholds, RM_DIR};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::engine::{Event, EventQueue};
 use crate::policing::{BlockCounter, CacPolicy, CellOutcome, Contract, GcraForm, PortCac, Reservation, ScrStream, Upc, UpcAction, UpcOutcome};
 use crate::metrics::*;
@@ -96,6 +97,9 @@ pub struct Impairment {
     /// Flows crossing this port, as (flow, index of this port on the flow's route).
     crossing: Vec<(u32, u8)>,
     rng: Rng,
+    /// Scripted losses: cell numbers (from 1, increasing) and the cells counted so far.
+    scripted: Vec<u64>,
+    counted: u64,
 }
 
 /// Frame-aware discard at a port (seed 002; A. Romanow and S. Floyd, "Dynamics of TCP traffic
@@ -394,6 +398,24 @@ pub struct Endpoint {
     timer_at: Option<SimTime>,
     /// ABR sources: the ACR integral at the end of warm-up.
     acr_mark: f64,
+    /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
+    tcp_mark: Option<Box<(crate::tcp::TcpStats, u64)>>,
+}
+
+fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
+    match app {
+        AnySource::Tcp(t) => Some(t),
+        AnySource::Abr(a) => a.tcp(),
+        _ => None,
+    }
+}
+
+fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
+    match app {
+        AnySource::TcpSink(r) => Some(r),
+        AnySource::AbrDest(d) => d.tcp.as_deref(),
+        _ => None,
+    }
 }
 
 /// A built network, ready to run.
@@ -422,6 +444,7 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
     match s.kind {
         SourceKind::None => AnySource::Idle,
+        SourceKind::Tcp => AnySource::Tcp(Box::new(TcpSender::new(tcp_params(s)))),
         SourceKind::Mpeg2 => AnySource::Video(Box::new(
             Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize).expect("validated video parameters"),
         )),
@@ -436,6 +459,10 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             stop,
         )),
     }
+}
+
+fn tcp_params(s: &SourceSpec) -> crate::tcp::TcpParams {
+    s.tcp.clone().unwrap_or_default().params(s.start_s)
 }
 
 fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
@@ -491,6 +518,7 @@ fn abr_feed(s: &SourceSpec) -> Feed {
         AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
         AnySource::OnOff(o) => Feed::OnOff(o),
         AnySource::Video(v) => Feed::Video(v),
+        AnySource::Tcp(t) => Feed::Tcp(Box::new(TcpFeed { tcp: *t, queue: Default::default() })),
         _ => Feed::Persistent { start, stop },
     }
 }
@@ -580,7 +608,7 @@ impl Builder<'_> {
 
     /// An endpoint on `flow` with its own random stream named `key`.
     fn endpoint(&self, flow: usize, app: AnySource, key: String) -> Endpoint {
-        Endpoint { flow: flow as u32, app, rng: stream(self.sc.run.seed, &key), timer_at: None, acr_mark: 0.0 }
+        Endpoint { flow: flow as u32, app, rng: stream(self.sc.run.seed, &key), timer_at: None, acr_mark: 0.0, tcp_mark: None }
     }
 
     /// The flows (one per direction, per ABR segment) and endpoints of one connection.
@@ -597,6 +625,21 @@ impl Builder<'_> {
                 flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
                 let src = endpoints.len();
                 endpoints.push(endpoint(fwd, source_app(&c.source, first_rate(&c.route)), format!("connections.{}.source", c.name)));
+                if c.source.kind == SourceKind::Tcp {
+                    // segments one way, ACKs the other, both as AAL5 frames
+                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
+                    let rev = flows.len();
+                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+                    flows[fwd].pair = rev as u32;
+                    flows[rev].pair = fwd as u32;
+                    flows[fwd].framed = true;
+                    flows[rev].framed = true;
+                    flows[fwd].rx_endpoint = endpoints.len() as u32;
+                    flows[rev].rx_endpoint = src as u32;
+                    let rx = TcpReceiver::new(tcp_params(&c.source));
+                    endpoints.push(endpoint(rev, AnySource::TcpSink(Box::new(rx)), format!("connections.{}.tcp_receiver", c.name)));
+                    return;
+                }
                 if c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
@@ -639,7 +682,13 @@ impl Builder<'_> {
                 let src = endpoints.len();
                 endpoints.push(endpoint(fwd, AnySource::Abr(Box::new(AbrSource::new(params, feed))), format!("{key}.source")));
                 let dst = endpoints.len();
-                endpoints.push(endpoint(rev, AnySource::AbrDest(AbrDest::default()), format!("{key}.abr_destination")));
+                let mut des = AbrDest::default();
+                if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
+                    des.tcp = Some(Box::new(TcpReceiver::new(tcp_params(&c.source))));
+                    flows[fwd].framed = true;
+                    flows[rev].framed = true;
+                }
+                endpoints.push(endpoint(rev, AnySource::AbrDest(des), format!("{key}.abr_destination")));
                 flows[fwd].rx_endpoint = dst as u32;
                 flows[rev].rx_endpoint = src as u32;
                 if let Some(p) = prev {
@@ -802,6 +851,8 @@ impl Simulation {
                             variation_ps: im.delay_variation_us * 1e6,
                             last_at: 0,
                             crossing: Vec::new(),
+                            scripted: if l.a == spec.name { im.drop_cells_a_to_b.clone() } else { im.drop_cells_b_to_a.clone() },
+                            counted: 0,
                             rng: stream(sc.run.seed, &format!("links.{}->{}.impairment", nodes[from as usize].name, nodes[to as usize].name)),
                         })
                     }),
@@ -1432,8 +1483,10 @@ impl Simulation {
         self.cell_hops += 1;
         let mut at = end + port.delay_ps;
         if let Some(im) = &mut port.impair {
+            im.counted += 1;
+            let scripted = im.scripted.binary_search(&im.counted).is_ok();
             let u: f64 = im.rng.random();
-            if u < im.loss {
+            if u < im.loss || scripted {
                 self.drop_cell(p, cell, DropReason::LinkLoss);
                 return;
             } else if u < im.loss + im.error {
@@ -1673,6 +1726,13 @@ impl Simulation {
                 self.series.acr_mbps.push(a.acr);
             }
         }
+        for ep in &self.endpoints {
+            if let Some(t) = tcp_sender(&ep.app) {
+                self.series.tcp_time_s.push(ts);
+                self.series.tcp_flow.push(ep.flow);
+                self.series.tcp_cwnd_bytes.push(t.cwnd);
+            }
+        }
         for (i, f) in self.flows.iter_mut().enumerate() {
             let cells = f.stats.rx_total - f.stats.sample_rx;
             f.stats.sample_rx = f.stats.rx_total;
@@ -1699,6 +1759,11 @@ impl Simulation {
         for e in &mut self.endpoints {
             if let AnySource::Abr(a) = &e.app {
                 e.acr_mark = a.acr_integral(now).0;
+            }
+            let sent = tcp_sender(&e.app).map(|t| t.stats.clone());
+            let got = tcp_receiver(&e.app).map(|r| r.rcv_nxt);
+            if sent.is_some() || got.is_some() {
+                e.tcp_mark = Some(Box::new((sent.unwrap_or_default(), got.unwrap_or(0))));
             }
         }
         for f in &mut self.flows {
@@ -1802,9 +1867,11 @@ impl Simulation {
                 let (from, area_from) = if active < self.warmup { (self.warmup, e.acr_mark) } else { (active, 0.0) };
                 (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
+            let tcp = self.tcp_summary(i, window_s);
             connections.insert(
                 f.name.clone(),
                 ConnectionSummary {
+                    tcp,
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,
@@ -1902,6 +1969,33 @@ impl Simulation {
     }
 
     /// The ABR source of flow `flow`, if it has one.
+    /// The TCP view of flow `i` if a TCP sender sends on it.
+    fn tcp_summary(&self, i: usize, window_s: f64) -> Option<TcpSummary> {
+        let se = self.endpoints.iter().find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
+        let t = tcp_sender(&se.app)?;
+        let rx_e = self.flows[i].rx_endpoint;
+        let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
+        let r = re.and_then(|e| tcp_receiver(&e.app));
+        let zero = (crate::tcp::TcpStats::default(), 0);
+        let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
+        let rm = re.and_then(|e| e.tcp_mark.as_deref()).map(|m| m.1).unwrap_or(0);
+        let bytes = r.map(|r| r.rcv_nxt - rm).unwrap_or(0);
+        Some(TcpSummary {
+            goodput_mbps: if window_s > 0.0 { bytes as f64 * 8.0 / window_s / 1e6 } else { 0.0 },
+            bytes_delivered: bytes,
+            segments_sent: t.stats.segments_sent - sm.0.segments_sent,
+            retransmitted_segments: t.stats.retransmitted_segments - sm.0.retransmitted_segments,
+            timeouts: t.stats.timeouts - sm.0.timeouts,
+            fast_retransmits: t.stats.fast_retransmits - sm.0.fast_retransmits,
+            cwnd_bytes: t.cwnd,
+            max_cwnd_bytes: t.stats.max_cwnd,
+            ssthresh_bytes: t.ssthresh.min(1 << 40),
+            srtt_ms: t.srtt_s().map(|s| s * 1e3),
+            rto_ms: t.rto() as f64 / 1e9,
+            completed_s: t.done_at.map(ps_to_secs),
+        })
+    }
+
     pub fn abr_source(&self, flow: usize) -> Option<&AbrSource> {
         self.endpoints.iter().find_map(|e| match &e.app {
             AnySource::Abr(a) if e.flow == flow as u32 => Some(&**a),

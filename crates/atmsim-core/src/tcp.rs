@@ -166,6 +166,8 @@ pub struct TcpSender {
     /// Output stopped because the outbox was full: continue at once.
     more: bool,
     started: bool,
+    /// When a finite transfer was completely acknowledged.
+    pub done_at: Option<SimTime>,
     pub stats: TcpStats,
 }
 
@@ -188,6 +190,7 @@ impl TcpSender {
             rexmt_at: None,
             more: false,
             started: false,
+            done_at: None,
             stats: TcpStats { max_cwnd: cwnd, ..Default::default() },
             p,
         }
@@ -215,6 +218,11 @@ impl TcpSender {
     /// Bytes acknowledged (delivered in order to the receiver).
     pub fn acked(&self) -> u64 {
         self.snd_una
+    }
+
+    /// Smoothed RTT in seconds (None before the first sample).
+    pub fn srtt_s(&self) -> Option<f64> {
+        self.srtt.map(|t| t * self.p.tick as f64 / 1e12)
     }
 
     /// The current RTO (before backoff) in ps.
@@ -331,6 +339,9 @@ impl TcpSender {
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.cwnd);
         self.dupacks = 0;
         self.snd_una = ack;
+        if self.done_at.is_none() && self.done() {
+            self.done_at = Some(now);
+        }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
