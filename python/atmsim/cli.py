@@ -194,6 +194,30 @@ def format_summary(summary: dict[str, Any]) -> str:
                 ]
             rows.append(row)
         parts.append(_table(headers, rows))
+    tcp = {n: c["tcp"] for n, c in conns.items() if c.get("tcp")}
+    if tcp:
+        headers = ["TCP connection", "goodput Mb/s", "bytes", "segments", "retransmitted", "timeouts", "fast retx", "cwnd", "max cwnd", "srtt ms", "done s"]
+        rows = []
+        for name, t in sorted(tcp.items()):
+            row = [
+                name,
+                _fmt(t.get("goodput_mbps"), ".3f"),
+                _fmt(t.get("bytes_delivered")),
+                _fmt(t.get("segments_sent")),
+                _fmt(t.get("retransmitted_segments")),
+                _fmt(t.get("timeouts")),
+                _fmt(t.get("fast_retransmits")),
+                _fmt(t.get("cwnd_bytes")),
+                _fmt(t.get("max_cwnd_bytes")),
+                _fmt(t.get("srtt_ms"), ".0f"),
+                _fmt(t.get("completed_s"), ".4f"),
+            ]
+            if abr:
+                row.append(_fmt(conns[name].get("source_queue_max_cells")))
+            rows.append(row)
+        if abr:
+            headers.append("source queue max")
+        parts.append(_table(headers, rows))
     calls = summary.get("calls") or {}
     if calls:
         headers = ["call class", "offered", "admitted", "blocked", "no slot", "blocking", "95% CI +-", "max active"]

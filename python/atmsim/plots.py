@@ -121,6 +121,20 @@ def plot_acr(result: Result, path: str | os.PathLike[str]) -> Path:
     return _finish(fig, ax, n, Path(path))
 
 
+def plot_cwnd(result: Result, path: str | os.PathLike[str]) -> Path:
+    """Congestion window (KB) of each TCP sender against time (series ``tcp``)."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    frame = result.series("tcp").copy()
+    frame["cwnd_kb"] = frame["cwnd_bytes"] / 1024.0
+    n = _lines(ax, frame, "connection", "cwnd_kb", 1e3)
+    ax.set_xlabel("simulated time (ms)")
+    ax.set_ylabel("congestion window (KB)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(result, "TCP congestion window"))
+    return _finish(fig, ax, n, Path(path))
+
+
 def _active_abr_ports(frame: Any) -> Any:
     """Only the ports that saw ABR input at some point (a switch's idle ports clutter the plot)."""
     if frame.empty or "port" not in frame:
@@ -152,7 +166,7 @@ def plot_abr_ports(result: Result, path: str | os.PathLike[str]) -> Path:
 
 def plot_all(result: Result, directory: str | os.PathLike[str]) -> list[Path]:
     """Write ``queues.png``, ``utilization.png``, ``throughput.png`` and, when the result has the
-    ABR series, ``acr.png`` and ``abr_ports.png`` into ``directory``."""
+    ABR series, ``acr.png`` and ``abr_ports.png``, and with TCP, ``cwnd.png`` into ``directory``."""
     d = Path(directory)
     out = []
     if result.has_series("ports"):
@@ -164,4 +178,6 @@ def plot_all(result: Result, directory: str | os.PathLike[str]) -> list[Path]:
         out.append(plot_acr(result, d / "acr.png"))
     if result.has_series("abr_ports") and not result.series("abr_ports").empty:
         out.append(plot_abr_ports(result, d / "abr_ports.png"))
+    if result.has_series("tcp") and not result.series("tcp").empty:
+        out.append(plot_cwnd(result, d / "cwnd.png"))
     return out

@@ -19,7 +19,7 @@ __all__ = ["Result", "SERIES_NAMES"]
 #: the series the core can produce; a result holds those its scenario calls for (the ABR series
 #: only when the scenario has ABR connections / ERICA ports). Code must not assume a fixed set:
 #: ``Result.series_names`` lists what a result actually has, and ``write`` writes all of them.
-SERIES_NAMES = ("ports", "connections", "abr_sources", "abr_ports")
+SERIES_NAMES = ("ports", "connections", "abr_sources", "abr_ports", "tcp")
 SUMMARY_FILE = "summary.json"
 
 
@@ -34,7 +34,8 @@ class Result:
     - ``"abr_sources"`` (scenarios with ABR connections): time_s, connection, acr_mbps;
     - ``"abr_ports"`` (ports with ERICA / ERICA+): time_s, port, z, fairshare_mbps,
       abr_capacity_mbps, input_mbps, target_mbps (and whatever else the core adds, e.g.
-      er_max_mbps); one row per averaging interval.
+      er_max_mbps); one row per averaging interval;
+    - ``"tcp"`` (scenarios with TCP connections): time_s, connection, cwnd_bytes.
 
     ``series_names`` lists the series this result has; ``has_series(name)`` asks for one.
     """

@@ -369,6 +369,10 @@ pub struct TcpSummary {
     /// Smoothed RTT (coarse ticks, as BSD measures it) and the RTO at the end.
     pub srtt_ms: Option<f64>,
     pub rto_ms: f64,
+    /// The largest share of the capacity the connection gets that TCP payload can fill: MSS
+    /// over the cells of a full segment (AAL5, 56 B of headers) x (Nrm - 1) / Nrm over ABR
+    /// (seed 000 section 6: 78% for MSS 512 over ABR, 87% for 9140).
+    pub max_payload_fraction: f64,
     /// Finite transfers: when the last byte was acknowledged (seconds from 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completed_s: Option<f64>,

@@ -1980,7 +1980,13 @@ impl Simulation {
         let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
         let rm = re.and_then(|e| e.tcp_mark.as_deref()).map(|m| m.1).unwrap_or(0);
         let bytes = r.map(|r| r.rcv_nxt - rm).unwrap_or(0);
+        let rm_share = match &se.app {
+            AnySource::Abr(a) => (a.p.nrm - 1) as f64 / a.p.nrm as f64,
+            _ => 1.0,
+        };
+        let max_payload_fraction = crate::wire::aal5_efficiency(t.p.mss, crate::tcp::TCP_IP_LLC_BYTES) * rm_share;
         Some(TcpSummary {
+            max_payload_fraction,
             goodput_mbps: if window_s > 0.0 { bytes as f64 * 8.0 / window_s / 1e6 } else { 0.0 },
             bytes_delivered: bytes,
             segments_sent: t.stats.segments_sent - sm.0.segments_sent,

@@ -121,6 +121,14 @@ impl Simulation {
             d.set_item("abr_queue_cells", &s.abr_queue_cells)?;
             out.set_item("abr_ports", d)?;
         }
+        if !s.tcp_time_s.is_empty() {
+            let d = PyDict::new(py);
+            let names: Vec<&str> = s.tcp_flow.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+            d.set_item("time_s", &s.tcp_time_s)?;
+            d.set_item("connection", names)?;
+            d.set_item("cwnd_bytes", &s.tcp_cwnd_bytes)?;
+            out.set_item("tcp", d)?;
+        }
         Ok(out)
     }
 }
