@@ -86,7 +86,7 @@ def test_reproduce_seed003_quick_cli(tmp_path: Path, capsys) -> None:
     report = (out / "report.md").read_text()
     assert "003_292a67b7518dce36.txt" in report and "| quantity | run | published | ours | difference | source |" in report
     rows = _read_csv(out / "comparison.csv")
-    assert list(rows[0]) == list(rep.COLUMNS)
+    assert list(rows[0]) == list(rep.COLUMNS) + list(rep.CSV_EXTRA)
     runs = {r["run"] for r in rows}
     assert {"transient-nrm8", "transient-nrm32", "transient-nrm256", "fairness-nrm8", "fairness-nrm256"} <= runs
     by = {(r["quantity"], r["run"]): r for r in rows}

@@ -56,10 +56,13 @@ __all__ = [
 ]
 
 #: modules of ``atmsim.reproduce`` that each define ``EXPERIMENT`` (an ``Experiment``)
-EXPERIMENT_MODULES: tuple[str, ...] = ("seed003",)
+EXPERIMENT_MODULES: tuple[str, ...] = ("seed000", "seed003")
 
 #: columns of ``comparison.csv`` (and of the printed table)
 COLUMNS = ("quantity", "run", "published", "ours", "difference", "source")
+#: extra columns of ``comparison.csv``: the standard deviation of ours over replications, and
+#: their number (empty / 1 for a single run)
+CSV_EXTRA = ("ours_sd", "replications")
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 
@@ -100,6 +103,10 @@ class Row:
     ours: float | str | None
     source: str
     digits: int = 3
+    #: replications with different seeds: ``ours`` is their mean, ``spread`` their standard
+    #: deviation
+    spread: float | None = None
+    replications: int = 1
 
     @property
     def difference(self) -> float | None:
@@ -123,6 +130,9 @@ class Row:
         rel = self.relative
         if rel is not None and diff:
             diff += f" ({rel:+.1%})"
+        ours = _format(self.ours, self.digits)
+        if self.spread is not None and ours:
+            ours += f" +- {_format(self.spread, 2)} (n={self.replications})"
         source = self.source
         if source_width is not None and len(source) > source_width:
             source = source[: source_width - 3].rstrip() + "..."
@@ -130,7 +140,7 @@ class Row:
             self.quantity,
             self.run,
             _format(self.published, self.digits),
-            _format(self.ours, self.digits),
+            ours,
             diff,
             source,
         ]
@@ -257,7 +267,7 @@ def comparison_csv(rows: Sequence[Row]) -> str:
     """``comparison.csv``: numbers in full precision, empty cells for missing values."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
+    w.writerow(COLUMNS + CSV_EXTRA)
 
     def raw(x: Any) -> str:
         if x is None:
@@ -267,7 +277,9 @@ def comparison_csv(rows: Sequence[Row]) -> str:
         return str(x)
 
     for r in rows:
-        w.writerow([r.quantity, r.run, raw(r.published), raw(r.ours), raw(r.difference), r.source])
+        w.writerow(
+            [r.quantity, r.run, raw(r.published), raw(r.ours), raw(r.difference), r.source, raw(r.spread), r.replications]
+        )
     return buf.getvalue()
 
 
