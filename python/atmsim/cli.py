@@ -388,7 +388,8 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
 
     if list_:
         for name in rep.experiment_names():
-            click.echo(f"{name}: {rep.get_experiment(name).title}")
+            title = rep.get_experiment(name).title
+            click.echo(f"{name}: {title.removeprefix(name + ': ')}")
         return
     if not experiment:
         raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())})")

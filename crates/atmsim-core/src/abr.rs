@@ -17,8 +17,8 @@
 //! - A VC is active in an interval if it sent a forward cell (data or FRM) into the port.
 //! - ERICA+ uses the ABR queue length at the end of the interval for Tq.
 
-use crate::time::SimTime;
 use crate::tcp::{SegmentOut, TcpReceiver, TcpSender};
+use crate::time::SimTime;
 use crate::traffic::{Application, Cbr, Ctx, OnOff};
 use crate::wire::aal5_cells;
 use crate::wire::{Cell, RmFields, H_CLP, H_EFCI, H_RM};
@@ -95,7 +95,10 @@ pub struct FrameQueue {
 impl FrameQueue {
     /// The next cell of the head frame: (index or SDU length, end of frame, tag).
     fn next_cell(&mut self) -> (u16, bool, u32) {
-        let (sdu, tag) = *self.frames.front().expect("backlog counts the frames' cells");
+        let (sdu, tag) = *self
+            .frames
+            .front()
+            .expect("backlog counts the frames' cells");
         let idx = self.head_sent;
         self.head_sent += 1;
         self.cells -= 1;
@@ -132,14 +135,22 @@ fn step_tcp(f: &mut TcpFeed, now: SimTime, ack: Option<u32>) -> (u64, Option<Sim
 const INFINITE: u64 = u64::MAX;
 
 /// Run a traffic model as the data feed of an ABR source: (new backlog, next feed time).
-fn step_feed<A: Application>(app: &mut A, ctx: &mut Ctx, start: bool, backlog: u64) -> (u64, Option<SimTime>) {
+fn step_feed<A: Application>(
+    app: &mut A,
+    ctx: &mut Ctx,
+    start: bool,
+    backlog: u64,
+) -> (u64, Option<SimTime>) {
     let mut sub = Ctx::new(ctx.now, ctx.rng);
     if start {
         app.start(&mut sub)
     } else {
         app.on_timer(&mut sub)
     }
-    (backlog + sub.cells_requested() as u64, sub.timer_requested())
+    (
+        backlog + sub.cells_requested() as u64,
+        sub.timer_requested(),
+    )
 }
 
 /// TM 4.0 source end system.
@@ -209,7 +220,10 @@ impl AbrSource {
     /// Integral of ACR (Mb/s x ps) from the first data until `t`, and that start time.
     pub fn acr_integral(&self, t: SimTime) -> (f64, Option<SimTime>) {
         match self.active_from {
-            Some(_) => (self.acr_area + self.acr * t.saturating_sub(self.acr_t) as f64, self.active_from),
+            Some(_) => (
+                self.acr_area + self.acr * t.saturating_sub(self.acr_t) as f64,
+                self.active_from,
+            ),
             None => (0.0, None),
         }
     }
@@ -228,9 +242,15 @@ impl AbrSource {
                     self.feed_next = None;
                 }
             }
-            Feed::Cbr(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
-            Feed::OnOff(app) => (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog),
-            Feed::Video(app) => (self.backlog, self.feed_next) = step_feed(&mut **app, ctx, start, self.backlog),
+            Feed::Cbr(app) => {
+                (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog)
+            }
+            Feed::OnOff(app) => {
+                (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog)
+            }
+            Feed::Video(app) => {
+                (self.backlog, self.feed_next) = step_feed(&mut **app, ctx, start, self.backlog)
+            }
             Feed::Relay(q) => {
                 self.backlog = q.len() as u64;
                 self.feed_next = None;
@@ -272,7 +292,12 @@ impl AbrSource {
     fn frm(&self) -> Cell {
         Cell {
             hdr: H_RM,
-            rm: RmFields { er: self.p.pcr as f32, ccr: self.acr as f32, mcr: self.p.mcr as f32, bits: 0 },
+            rm: RmFields {
+                er: self.p.pcr as f32,
+                ccr: self.acr as f32,
+                mcr: self.p.mcr as f32,
+                bits: 0,
+            },
             ..Default::default()
         }
     }
@@ -357,7 +382,11 @@ impl AbrSource {
             acr = (acr + p.rif * p.pcr).min(p.pcr);
         }
         // an ER field equal to PCR (in the field's f32 precision) does not limit
-        let er = if rm.er >= p.pcr as f32 { p.pcr } else { rm.er as f64 };
+        let er = if rm.er >= p.pcr as f32 {
+            p.pcr
+        } else {
+            rm.er as f64
+        };
         acr = acr.min(er).max(p.mcr);
         self.set_acr(now, acr);
         if self.tx_next.is_some() {
@@ -441,7 +470,11 @@ impl Application for AbrDest {
         if cell.rm.bits & RM_DIR != 0 {
             return;
         }
-        let mut b = Cell { hdr: H_RM | (cell.hdr & H_CLP), rm: cell.rm, ..Default::default() };
+        let mut b = Cell {
+            hdr: H_RM | (cell.hdr & H_CLP),
+            rm: cell.rm,
+            ..Default::default()
+        };
         b.rm.bits = (b.rm.bits | RM_DIR) & !RM_BN; // rule 2
         if self.efci {
             b.rm.bits |= RM_CI;
@@ -527,7 +560,11 @@ impl Erica {
     /// Step 0 state for a port of `line_mbps` (see the module notes for the initial values).
     pub fn init(&mut self, line_mbps: f64, n_flows: usize) {
         self.vcs = vec![VcState::default(); n_flows];
-        let frac = if self.plus { 1.0 } else { self.target_utilization };
+        let frac = if self.plus {
+            1.0
+        } else {
+            self.target_utilization
+        };
         self.abr_capacity = line_mbps;
         self.target = frac * line_mbps;
         self.fair = self.target;
@@ -559,7 +596,14 @@ impl Erica {
     }
 
     /// Steps 1-5 at the end of an averaging interval.
-    pub fn end_interval(&mut self, now: SimTime, line_mbps: f64, hp_cells: u64, abr_queue: u32, in_window: bool) -> Option<IntervalRecord> {
+    pub fn end_interval(
+        &mut self,
+        now: SimTime,
+        line_mbps: f64,
+        hp_cells: u64,
+        abr_queue: u32,
+        in_window: bool,
+    ) -> Option<IntervalRecord> {
         if now <= self.start {
             return None;
         }
@@ -568,13 +612,21 @@ impl Erica {
         self.abr_capacity = (line_mbps - mbps(hp_cells as f64)).max(0.0);
         self.input = mbps(self.abr_in as f64);
         let fraction = if self.plus {
-            let tq = if self.abr_capacity > 0.0 { abr_queue as f64 * 424.0 / (self.abr_capacity * 1e6) } else { f64::INFINITY };
+            let tq = if self.abr_capacity > 0.0 {
+                abr_queue as f64 * 424.0 / (self.abr_capacity * 1e6)
+            } else {
+                f64::INFINITY
+            };
             erica_plus_fraction(tq, self.t0_s, self.a, self.b, self.qdlf)
         } else {
             self.target_utilization
         };
         self.target = fraction * self.abr_capacity;
-        self.z = if self.target > 0.0 { self.input / self.target } else { f64::INFINITY };
+        self.z = if self.target > 0.0 {
+            self.input / self.target
+        } else {
+            f64::INFINITY
+        };
         self.fair = self.target / self.n_active.max(1) as f64;
         let er_max = self.maxalloc_cur;
         self.maxalloc_prev = self.maxalloc_cur;
@@ -596,7 +648,15 @@ impl Erica {
             self.fair_sum += self.fair;
             self.cap_sum += self.abr_capacity;
         }
-        Some(IntervalRecord { z: self.z, fair: self.fair, abr_capacity: self.abr_capacity, input: self.input, target: self.target, er_max, abr_queue })
+        Some(IntervalRecord {
+            z: self.z,
+            fair: self.fair,
+            abr_capacity: self.abr_capacity,
+            input: self.input,
+            target: self.target,
+            er_max,
+            abr_queue,
+        })
     }
 
     /// Steps 8-13 for a backward RM cell of the VC whose forward flow is `flow`: the ER to write.
@@ -605,7 +665,11 @@ impl Erica {
         if self.one_feedback && vc.fb_interval == self.interval_id {
             return vc.last_er;
         }
-        let vc_share = if self.z > 0.0 { vc.ccr / self.z } else { f64::INFINITY }; // step 8
+        let vc_share = if self.z > 0.0 {
+            vc.ccr / self.z
+        } else {
+            f64::INFINITY
+        }; // step 8
         let mut er = if self.basic || self.z > 1.0 + self.delta {
             self.fair.max(vc_share) // step 9
         } else {
@@ -673,7 +737,19 @@ mod tests {
     use crate::traffic::stream;
 
     fn params() -> AbrParams {
-        AbrParams { pcr: 150.0, mcr: 1.0, icr: 10.0, rif: 1.0 / 16.0, rdf: 1.0 / 16.0, nrm: 32, mrm: 2, trm: 100_000_000_000, cdf: 0.5, crm: 4, adtf: 500_000_000_000 }
+        AbrParams {
+            pcr: 150.0,
+            mcr: 1.0,
+            icr: 10.0,
+            rif: 1.0 / 16.0,
+            rdf: 1.0 / 16.0,
+            nrm: 32,
+            mrm: 2,
+            trm: 100_000_000_000,
+            cdf: 0.5,
+            crm: 4,
+            adtf: 500_000_000_000,
+        }
     }
 
     /// Drive a persistent source for `cells` opportunities with no feedback; returns the FRM flags.
@@ -698,7 +774,13 @@ mod tests {
     }
 
     fn persistent(p: AbrParams) -> AbrSource {
-        AbrSource::new(p, Feed::Persistent { start: 0, stop: SimTime::MAX })
+        AbrSource::new(
+            p,
+            Feed::Persistent {
+                start: 0,
+                stop: SimTime::MAX,
+            },
+        )
     }
 
     #[test]
@@ -709,9 +791,17 @@ mod tests {
             p.crm = u32::MAX;
             let mut s = persistent(p);
             let flags = drive(&mut s, 2048);
-            let idx: Vec<usize> = flags.iter().enumerate().filter(|(_, f)| **f).map(|(i, _)| i).collect();
+            let idx: Vec<usize> = flags
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| **f)
+                .map(|(i, _)| i)
+                .collect();
             assert_eq!(idx[0], 0, "rule 2: the first cell is an FRM");
-            assert!(idx.windows(2).all(|w| w[1] - w[0] == nrm as usize), "nrm {nrm}");
+            assert!(
+                idx.windows(2).all(|w| w[1] - w[0] == nrm as usize),
+                "nrm {nrm}"
+            );
         }
     }
 
@@ -726,13 +816,23 @@ mod tests {
         p.crm = u32::MAX;
         let mut s = persistent(p.clone());
         let flags = drive(&mut s, 30);
-        let idx: Vec<usize> = flags.iter().enumerate().filter(|(_, f)| **f).map(|(i, _)| i).collect();
+        let idx: Vec<usize> = flags
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i)
+            .collect();
         assert!(idx.windows(2).all(|w| w[1] - w[0] == 3), "{idx:?}");
         // Mrm = 4 dominates: every 5th cell
         p.mrm = 4;
         let mut s = persistent(p);
         let flags = drive(&mut s, 30);
-        let idx: Vec<usize> = flags.iter().enumerate().filter(|(_, f)| **f).map(|(i, _)| i).collect();
+        let idx: Vec<usize> = flags
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i)
+            .collect();
         assert!(idx.windows(2).all(|w| w[1] - w[0] == 5), "{idx:?}");
     }
 
@@ -751,7 +851,15 @@ mod tests {
         drive_more(&mut s, 2);
         assert_eq!(s.acr, 16.0);
         // a BRM with BN = 0 resets the count (and rule 8 raises ACR)
-        s.on_brm(0, &RmFields { er: 1000.0, ccr: 0.0, mcr: 0.0, bits: RM_DIR });
+        s.on_brm(
+            0,
+            &RmFields {
+                er: 1000.0,
+                ccr: 0.0,
+                mcr: 0.0,
+                bits: RM_DIR,
+            },
+        );
         let a = s.acr;
         drive_more(&mut s, 8);
         assert_eq!(s.acr, a);
@@ -775,13 +883,30 @@ mod tests {
     fn rule5_adtf_resets_acr_to_icr_after_idle() {
         let mut p = params();
         p.crm = u32::MAX;
-        let mut s = AbrSource::new(p, Feed::Persistent { start: 0, stop: 10_000_000_000 });
+        let mut s = AbrSource::new(
+            p,
+            Feed::Persistent {
+                start: 0,
+                stop: 10_000_000_000,
+            },
+        );
         drive(&mut s, 40);
-        s.on_brm(1, &RmFields { er: 150.0, ccr: 0.0, mcr: 0.0, bits: RM_DIR });
+        s.on_brm(
+            1,
+            &RmFields {
+                er: 150.0,
+                ccr: 0.0,
+                mcr: 0.0,
+                bits: RM_DIR,
+            },
+        );
         assert!(s.acr > s.p.icr);
         let acr_before = s.acr;
         // the source falls idle at 10 ms; data again at 0.6 s (> ADTF = 0.5 s after the last FRM)
-        s.feed = Feed::Persistent { start: 600_000_000_000, stop: SimTime::MAX };
+        s.feed = Feed::Persistent {
+            start: 600_000_000_000,
+            stop: SimTime::MAX,
+        };
         s.backlog = 0;
         s.tx_next = None;
         s.count = 31; // the next cell is an FRM
@@ -796,7 +921,12 @@ mod tests {
     #[test]
     fn rule8_and_rule9() {
         let mut s = persistent(params());
-        let brm = |bits, er| RmFields { er, ccr: 0.0, mcr: 0.0, bits: RM_DIR | bits };
+        let brm = |bits, er| RmFields {
+            er,
+            ccr: 0.0,
+            mcr: 0.0,
+            bits: RM_DIR | bits,
+        };
         s.on_brm(0, &brm(0, 1000.0)); // NI = CI = 0: + RIF x PCR
         assert_eq!(s.acr, 10.0 + 150.0 / 16.0);
         s.on_brm(0, &brm(RM_NI, 1000.0)); // NI: no increase
@@ -817,16 +947,35 @@ mod tests {
     fn destination_turns_frm_around_with_ci_from_efci() {
         let mut d = AbrDest::default();
         let mut rng = stream(1, "t");
-        let frm = Cell { hdr: H_RM, rm: RmFields { er: 150.0, ccr: 40.0, mcr: 0.0, bits: 0 }, ..Default::default() };
+        let frm = Cell {
+            hdr: H_RM,
+            rm: RmFields {
+                er: 150.0,
+                ccr: 40.0,
+                mcr: 0.0,
+                bits: 0,
+            },
+            ..Default::default()
+        };
         let mut ctx = Ctx::new(0, &mut rng);
-        d.on_cell(&mut ctx, &Cell { hdr: H_EFCI, ..Default::default() });
+        d.on_cell(
+            &mut ctx,
+            &Cell {
+                hdr: H_EFCI,
+                ..Default::default()
+            },
+        );
         d.on_cell(&mut ctx, &frm);
         let b = ctx.cell_requested().unwrap();
         assert_eq!(b.rm.bits, RM_DIR | RM_CI);
         assert_eq!(b.rm.ccr, 40.0);
         let mut ctx = Ctx::new(0, &mut rng);
         d.on_cell(&mut ctx, &frm);
-        assert_eq!(ctx.cell_requested().unwrap().rm.bits, RM_DIR, "EFCI state cleared after use");
+        assert_eq!(
+            ctx.cell_requested().unwrap().rm.bits,
+            RM_DIR,
+            "EFCI state cleared after use"
+        );
     }
 
     #[test]
@@ -839,16 +988,43 @@ mod tests {
         // b-curve between: 2 T0 -> b T0 / ((b - 1) 2 T0 + T0) = b / (2b - 1)
         assert!((erica_plus_fraction(2.0 * t0, t0, a, b, q) - b / (2.0 * b - 1.0)).abs() < 1e-12);
         // a-curve between: T0 / 2 -> a / ((a - 1) / 2 + 1)
-        assert!((erica_plus_fraction(t0 / 2.0, t0, a, b, q) - a / ((a - 1.0) / 2.0 + 1.0)).abs() < 1e-12);
+        assert!(
+            (erica_plus_fraction(t0 / 2.0, t0, a, b, q) - a / ((a - 1.0) / 2.0 + 1.0)).abs()
+                < 1e-12
+        );
     }
 
     fn erica(basic: bool) -> Erica {
         let mut e = Erica {
-            plus: false, target_utilization: 0.9, interval: 5_000_000_000, interval_cells: u32::MAX, basic,
-            measured_ccr: false, delta: 0.1, one_feedback: false, t0_s: 0.0, a: 0.0, b: 0.0, qdlf: 0.0,
-            start: 0, deadline: 0, abr_in: 0, interval_id: 0, n_active: 0, vcs: vec![], z: 0.0, fair: 0.0,
-            target: 0.0, abr_capacity: 0.0, input: 0.0, maxalloc_prev: 0.0, maxalloc_cur: 0.0,
-            n_intervals: 0, z_sum: 0.0, fair_sum: 0.0, cap_sum: 0.0,
+            plus: false,
+            target_utilization: 0.9,
+            interval: 5_000_000_000,
+            interval_cells: u32::MAX,
+            basic,
+            measured_ccr: false,
+            delta: 0.1,
+            one_feedback: false,
+            t0_s: 0.0,
+            a: 0.0,
+            b: 0.0,
+            qdlf: 0.0,
+            start: 0,
+            deadline: 0,
+            abr_in: 0,
+            interval_id: 0,
+            n_active: 0,
+            vcs: vec![],
+            z: 0.0,
+            fair: 0.0,
+            target: 0.0,
+            abr_capacity: 0.0,
+            input: 0.0,
+            maxalloc_prev: 0.0,
+            maxalloc_cur: 0.0,
+            n_intervals: 0,
+            z_sum: 0.0,
+            fair_sum: 0.0,
+            cap_sum: 0.0,
         };
         e.init(100.0, 3);
         e
@@ -859,11 +1035,24 @@ mod tests {
         // 100 Mb/s line, 10 Mb/s of CBR; 5 ms interval; VC0 and VC1 send; input 108 Mb/s
         let mut e = erica(false);
         let cell_ms = |mbps: f64| (mbps * 1e6 * 0.005 / 424.0).round() as u32;
-        let frm = |flow, ccr| Cell { flow, hdr: H_RM, rm: RmFields { er: 0.0, ccr, mcr: 0.0, bits: 0 }, ..Default::default() };
+        let frm = |flow, ccr| Cell {
+            flow,
+            hdr: H_RM,
+            rm: RmFields {
+                er: 0.0,
+                ccr,
+                mcr: 0.0,
+                bits: 0,
+            },
+            ..Default::default()
+        };
         e.on_input(&frm(0, 72.0));
         e.on_input(&frm(1, 36.0));
         for _ in 0..cell_ms(108.0) - 2 {
-            e.on_input(&Cell { flow: 0, ..Default::default() });
+            e.on_input(&Cell {
+                flow: 0,
+                ..Default::default()
+            });
         }
         let hp = cell_ms(10.0) as u64;
         let r = e.end_interval(5_000_000_000, 100.0, hp, 0, true).unwrap();
@@ -883,7 +1072,10 @@ mod tests {
         e.on_input(&frm(0, 72.0));
         e.on_input(&frm(1, 20.0));
         for _ in 0..cell_ms(50.0) - 2 {
-            e.on_input(&Cell { flow: 0, ..Default::default() });
+            e.on_input(&Cell {
+                flow: 0,
+                ..Default::default()
+            });
         }
         let r2 = e.end_interval(10_000_000_000, 100.0, hp, 0, true).unwrap();
         assert!(r2.z < 1.0);
@@ -898,7 +1090,17 @@ mod tests {
     #[test]
     fn erica_basic_ignores_maxalloc() {
         let mut e = erica(true);
-        let frm = |flow, ccr| Cell { flow, hdr: H_RM, rm: RmFields { er: 0.0, ccr, mcr: 0.0, bits: 0 }, ..Default::default() };
+        let frm = |flow, ccr| Cell {
+            flow,
+            hdr: H_RM,
+            rm: RmFields {
+                er: 0.0,
+                ccr,
+                mcr: 0.0,
+                bits: 0,
+            },
+            ..Default::default()
+        };
         e.on_input(&frm(0, 10.0));
         e.on_input(&frm(1, 10.0));
         let r = e.end_interval(5_000_000_000, 100.0, 0, 0, true).unwrap();

@@ -86,7 +86,10 @@ impl EventQueue {
     #[inline]
     pub fn push(&mut self, t: SimTime, ev: Event) {
         self.seq += 1;
-        let e = Entry { key: ((t as u128) << 64) | self.seq as u128, ev };
+        let e = Entry {
+            key: ((t as u128) << 64) | self.seq as u128,
+            ev,
+        };
         if self.hole {
             self.hole = false;
             *self.heap.peek_mut().expect("a hole is a heap entry") = e;
@@ -135,7 +138,13 @@ mod tests {
         let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             got,
-            vec![(1, Event::WarmupEnd), (3, Event::PortTx(7)), (5, Event::Arrive(1)), (5, Event::Arrive(2)), (5, Event::Sample)]
+            vec![
+                (1, Event::WarmupEnd),
+                (3, Event::PortTx(7)),
+                (5, Event::Arrive(1)),
+                (5, Event::Arrive(2)),
+                (5, Event::Sample)
+            ]
         );
         assert!(q.is_empty());
     }
@@ -170,7 +179,10 @@ mod tests {
         }
         // events come out by time, and by scheduling order among equal times
         reference.sort_by_key(|&(t, i)| (t, i));
-        let got: Vec<(u64, u32)> = out.iter().map(|&(t, e)| (t, if let Event::Arrive(i) = e { i } else { 0 })).collect();
+        let got: Vec<(u64, u32)> = out
+            .iter()
+            .map(|&(t, e)| (t, if let Event::Arrive(i) = e { i } else { 0 }))
+            .collect();
         assert_eq!(got, reference);
     }
 }

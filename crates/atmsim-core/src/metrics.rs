@@ -51,8 +51,7 @@ impl DropReason {
             "clp1_threshold",
             "epd",
             "ppd",
-        ]
-            [self as usize]
+        ][self as usize]
     }
 }
 
@@ -60,7 +59,10 @@ impl DropReason {
 pub type Drops = [u64; DropReason::COUNT];
 
 pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
-    DropReason::ALL.iter().map(|r| (r.name(), d[*r as usize])).collect()
+    DropReason::ALL
+        .iter()
+        .map(|r| (r.name(), d[*r as usize]))
+        .collect()
 }
 
 /// A log-linear histogram of delays in picoseconds: exact below 128 ps, then 64 bins per power of
@@ -74,7 +76,10 @@ pub struct DelayHistogram {
 
 impl Default for DelayHistogram {
     fn default() -> Self {
-        DelayHistogram { counts: vec![0; Self::BINS], total: 0 }
+        DelayHistogram {
+            counts: vec![0; Self::BINS],
+            total: 0,
+        }
     }
 }
 
@@ -434,8 +439,14 @@ mod tests {
         for q in [0.5, 0.9, 0.999] {
             let exact = (q * 100_000.0) * 1000.0;
             let got = h.quantile(q).unwrap() as f64;
-            assert!(got >= exact && got <= exact * (1.0 + 1.0 / 64.0) + 1.0, "q {q}: {got} vs {exact}");
+            assert!(
+                got >= exact && got <= exact * (1.0 + 1.0 / 64.0) + 1.0,
+                "q {q}: {got} vs {exact}"
+            );
         }
-        assert_eq!(h.quantile(1.0).unwrap(), DelayHistogram::range(DelayHistogram::bin(100_000_000)).1);
+        assert_eq!(
+            h.quantile(1.0).unwrap(),
+            DelayHistogram::range(DelayHistogram::bin(100_000_000)).1
+        );
     }
 }

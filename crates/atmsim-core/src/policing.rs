@@ -59,14 +59,22 @@ pub fn mbps_to_cells_per_s(mbps: f64) -> f64 {
 
 /// Burst tolerance BT = (MBS - 1) x (Ts - T) in picoseconds (I.371), from the integer increments
 /// of the SCR bucket (`scr_increment_ps` = Ts) and the PCR bucket (`pcr_increment_ps` = T).
-pub fn burst_tolerance_ps(mbs_cells: u32, pcr_increment_ps: SimDuration, scr_increment_ps: SimDuration) -> SimDuration {
+pub fn burst_tolerance_ps(
+    mbs_cells: u32,
+    pcr_increment_ps: SimDuration,
+    scr_increment_ps: SimDuration,
+) -> SimDuration {
     (mbs_cells.max(1) as u64 - 1).saturating_mul(scr_increment_ps.saturating_sub(pcr_increment_ps))
 }
 
 /// Longest run of cells spaced `spacing_ps` apart that GCRA(`increment_ps`, `limit_ps`) accepts
 /// from an idle state (I.371): `1 + floor(tau / (T - spacing))`, or `u64::MAX` when the spacing is
 /// not shorter than T (the run never ends). With tau = BT, T = Ts and spacing = 1/PCR this is MBS.
-pub fn max_burst_cells(limit_ps: SimDuration, increment_ps: SimDuration, spacing_ps: SimDuration) -> u64 {
+pub fn max_burst_cells(
+    limit_ps: SimDuration,
+    increment_ps: SimDuration,
+    spacing_ps: SimDuration,
+) -> u64 {
     if spacing_ps >= increment_ps {
         u64::MAX
     } else {
@@ -91,7 +99,11 @@ impl VirtualScheduling {
     /// A GCRA with increment T and limit tau (picoseconds), idle (TAT = 0: the first cell conforms).
     pub fn new(increment_ps: SimDuration, limit_ps: SimDuration) -> Self {
         assert!(increment_ps > 0, "GCRA increment must be positive");
-        VirtualScheduling { increment_ps, limit_ps, tat: 0 }
+        VirtualScheduling {
+            increment_ps,
+            limit_ps,
+            tat: 0,
+        }
     }
 
     /// Would a cell arriving at `t` conform? (No state change.)
@@ -146,7 +158,12 @@ impl LeakyBucket {
     /// A GCRA with increment T and limit tau (picoseconds), empty (X = 0, LCT = 0).
     pub fn new(increment_ps: SimDuration, limit_ps: SimDuration) -> Self {
         assert!(increment_ps > 0, "GCRA increment must be positive");
-        LeakyBucket { increment_ps, limit_ps, x: 0, lct: 0 }
+        LeakyBucket {
+            increment_ps,
+            limit_ps,
+            x: 0,
+            lct: 0,
+        }
     }
 
     #[inline]
@@ -217,7 +234,9 @@ impl Gcra {
     /// GCRA(`increment_ps`, `limit_ps`) in the given form.
     pub fn new(form: GcraForm, increment_ps: SimDuration, limit_ps: SimDuration) -> Self {
         match form {
-            GcraForm::VirtualScheduling => Gcra::VirtualScheduling(VirtualScheduling::new(increment_ps, limit_ps)),
+            GcraForm::VirtualScheduling => {
+                Gcra::VirtualScheduling(VirtualScheduling::new(increment_ps, limit_ps))
+            }
             GcraForm::LeakyBucket => Gcra::LeakyBucket(LeakyBucket::new(increment_ps, limit_ps)),
         }
     }
@@ -300,11 +319,20 @@ impl DualGcra {
 
     /// From rates in Mb/s: T = 1/PCR, Ts = 1/SCR (both via [`increment_ps`]), SCR limit
     /// BT + CDVT with BT = (MBS - 1) x (Ts - T) computed from the integer increments.
-    pub fn from_mbps(form: GcraForm, pcr_mbps: f64, cdvt_ps: SimDuration, scr_mbps: f64, mbs_cells: u32) -> Self {
+    pub fn from_mbps(
+        form: GcraForm,
+        pcr_mbps: f64,
+        cdvt_ps: SimDuration,
+        scr_mbps: f64,
+        mbs_cells: u32,
+    ) -> Self {
         let t = increment_ps(pcr_mbps);
         let ts = increment_ps(scr_mbps);
         let bt = burst_tolerance_ps(mbs_cells, t, ts);
-        DualGcra { pcr: Gcra::new(form, t, cdvt_ps), scr: Gcra::new(form, ts, bt.saturating_add(cdvt_ps)) }
+        DualGcra {
+            pcr: Gcra::new(form, t, cdvt_ps),
+            scr: Gcra::new(form, ts, bt.saturating_add(cdvt_ps)),
+        }
     }
 
     /// Test a cell arriving at `t`.
@@ -354,12 +382,22 @@ pub struct Contract {
 impl Contract {
     /// A peak-rate-only contract (CBR, UBR).
     pub fn cbr(pcr_mbps: f64, cdvt_ps: SimDuration) -> Self {
-        Contract { pcr_mbps, cdvt_ps, scr_mbps: None, mbs_cells: 1 }
+        Contract {
+            pcr_mbps,
+            cdvt_ps,
+            scr_mbps: None,
+            mbs_cells: 1,
+        }
     }
 
     /// A VBR contract.
     pub fn vbr(pcr_mbps: f64, cdvt_ps: SimDuration, scr_mbps: f64, mbs_cells: u32) -> Self {
-        Contract { pcr_mbps, cdvt_ps, scr_mbps: Some(scr_mbps), mbs_cells }
+        Contract {
+            pcr_mbps,
+            cdvt_ps,
+            scr_mbps: Some(scr_mbps),
+            mbs_cells,
+        }
     }
 
     /// Check SCR <= PCR, positive finite rates, MBS >= 1.
@@ -386,7 +424,11 @@ impl Contract {
     /// Burst tolerance BT in ps (0 without an SCR).
     pub fn bt_ps(&self) -> SimDuration {
         match self.scr_mbps {
-            Some(scr) => burst_tolerance_ps(self.mbs_cells, increment_ps(self.pcr_mbps), increment_ps(scr)),
+            Some(scr) => burst_tolerance_ps(
+                self.mbs_cells,
+                increment_ps(self.pcr_mbps),
+                increment_ps(scr),
+            ),
             None => 0,
         }
     }
@@ -398,7 +440,8 @@ impl Contract {
 
     /// GCRA(1/SCR, BT + CDVT), if the contract has an SCR.
     pub fn scr_gcra(&self, form: GcraForm) -> Option<Gcra> {
-        self.scr_mbps.map(|scr| Gcra::from_mbps(form, scr, self.bt_ps().saturating_add(self.cdvt_ps)))
+        self.scr_mbps
+            .map(|scr| Gcra::from_mbps(form, scr, self.bt_ps().saturating_add(self.cdvt_ps)))
     }
 }
 
@@ -485,8 +528,21 @@ impl Upc {
     }
 
     /// A UPC with a peak-rate and a sustainable-rate bucket.
-    pub fn dual(pcr: Gcra, pcr_action: UpcAction, scr: Gcra, scr_action: UpcAction, scr_stream: ScrStream) -> Self {
-        Upc { pcr, pcr_action, scr: Some(scr), scr_action, scr_stream, counts: UpcCounts::default() }
+    pub fn dual(
+        pcr: Gcra,
+        pcr_action: UpcAction,
+        scr: Gcra,
+        scr_action: UpcAction,
+        scr_stream: ScrStream,
+    ) -> Self {
+        Upc {
+            pcr,
+            pcr_action,
+            scr: Some(scr),
+            scr_action,
+            scr_stream,
+            counts: UpcCounts::default(),
+        }
     }
 
     /// The UPC for a contract: GCRA(1/PCR, CDVT), and GCRA(1/SCR, BT + CDVT) if it has an SCR.
@@ -667,7 +723,11 @@ impl AppTraffic {
         let tsdu = self.tsdu_bytes.max(1) as u64;
         let full = self.burst_bytes / tsdu;
         let rest = (self.burst_bytes % tsdu) as u32;
-        let last = if rest > 0 { aal5_cells(rest + self.header_bytes) as u64 } else { 0 };
+        let last = if rest > 0 {
+            aal5_cells(rest + self.header_bytes) as u64
+        } else {
+            0
+        };
         let cells = full * self.cells_per_tsdu() as u64 + last;
         cells.clamp(1, u32::MAX as u64) as u32
     }
@@ -722,7 +782,13 @@ pub fn erlang_b_servers(offered_erlangs: f64, target: f64) -> u32 {
 /// anything (here cells), result in R's unit. c lies between rho R and R; it tends to R as
 /// X -> 0 and to rho R as X -> infinity. When y - X < 0 the numerator is computed as
 /// 4 X rho y / (sqrt(..) + X - y) to avoid cancellation.
-pub fn gan_equivalent_capacity(peak: f64, utilization: f64, mean_burst_s: f64, buffer: f64, loss: f64) -> f64 {
+pub fn gan_equivalent_capacity(
+    peak: f64,
+    utilization: f64,
+    mean_burst_s: f64,
+    buffer: f64,
+    loss: f64,
+) -> f64 {
     let rho = utilization.clamp(0.0, 1.0);
     if rho >= 1.0 || mean_burst_s <= 0.0 || peak <= 0.0 {
         return peak.max(0.0);
@@ -735,7 +801,11 @@ pub fn gan_equivalent_capacity(peak: f64, utilization: f64, mean_burst_s: f64, b
     let x = buffer.max(0.0);
     let d = y - x;
     let root = (d * d + 4.0 * x * rho * y).sqrt();
-    let numerator = if d >= 0.0 { d + root } else { 4.0 * x * rho * y / (root - d) };
+    let numerator = if d >= 0.0 {
+        d + root
+    } else {
+        4.0 * x * rho * y / (root - d)
+    };
     (peak * numerator / (2.0 * y)).clamp(rho * peak, peak)
 }
 
@@ -759,10 +829,13 @@ impl CacPolicy {
             CacPolicy::Peak => contract.pcr_mbps,
             CacPolicy::Sustainable => contract.sustainable_mbps(),
             CacPolicy::EffectiveBandwidth { buffer_cells, clr } => {
-                let Some(scr) = contract.scr_mbps else { return contract.pcr_mbps };
+                let Some(scr) = contract.scr_mbps else {
+                    return contract.pcr_mbps;
+                };
                 let peak = mbps_to_cells_per_s(contract.pcr_mbps);
                 let b = contract.mbs_cells.max(1) as f64 / peak;
-                let c = gan_equivalent_capacity(peak, scr / contract.pcr_mbps, b, buffer_cells, clr);
+                let c =
+                    gan_equivalent_capacity(peak, scr / contract.pcr_mbps, b, buffer_cells, clr);
                 cells_per_s_to_mbps(c)
             }
         }
@@ -798,7 +871,12 @@ pub struct PortCac {
 impl PortCac {
     /// A port of `capacity_mbps` (Mb/s of cells) with nothing admitted.
     pub fn new(capacity_mbps: f64, policy: CacPolicy) -> Self {
-        PortCac { policy, capacity_bps: (capacity_mbps.max(0.0) * 1e6).round() as u64, allocated_bps: 0, calls: 0 }
+        PortCac {
+            policy,
+            capacity_bps: (capacity_mbps.max(0.0) * 1e6).round() as u64,
+            allocated_bps: 0,
+            calls: 0,
+        }
     }
 
     /// Admit `contract` if it fits; `None` means blocked.
@@ -1018,7 +1096,10 @@ mod tests {
 
     impl Pair {
         fn new(t: u64, tau: u64) -> Self {
-            Pair { v: VirtualScheduling::new(t, tau), l: LeakyBucket::new(t, tau) }
+            Pair {
+                v: VirtualScheduling::new(t, tau),
+                l: LeakyBucket::new(t, tau),
+            }
         }
         fn step(&mut self, t: u64) -> bool {
             let a = self.v.conforms(t);
@@ -1062,7 +1143,15 @@ mod tests {
     fn gcra_forms_agree_on_adversarial_streams() {
         // arrivals placed exactly on, just before and just after the conformance boundary
         // TAT - tau, in bursts at one instant, and right at TAT
-        for &(t_inc, tau) in &[(1u64, 0u64), (10, 0), (10, 15), (7, 100), (1000, 999), (1000, 1000), (3, 1)] {
+        for &(t_inc, tau) in &[
+            (1u64, 0u64),
+            (10, 0),
+            (10, 15),
+            (7, 100),
+            (1000, 999),
+            (1000, 1000),
+            (3, 1),
+        ] {
             let mut rng = ChaCha8Rng::seed_from_u64(t_inc * 31 + tau);
             let mut p = Pair::new(t_inc, tau);
             let mut last = 0u64;
@@ -1128,18 +1217,33 @@ mod tests {
 
     #[test]
     fn max_burst_matches_i371_formula() {
-        let cases = [(100u64, 0u64, 0u64), (100, 250, 0), (100, 250, 40), (100, 300, 40), (1000, 7777, 999)];
+        let cases = [
+            (100u64, 0u64, 0u64),
+            (100, 250, 0),
+            (100, 250, 40),
+            (100, 300, 40),
+            (1000, 7777, 999),
+        ];
         for &(t_inc, tau, spacing) in &cases {
             for form in [GcraForm::VirtualScheduling, GcraForm::LeakyBucket] {
                 let mut g = Gcra::new(form, t_inc, tau);
-                let n = (0..100_000u64).take_while(|&k| g.conforms(1_000 + k * spacing)).count() as u64;
-                assert_eq!(n, max_burst_cells(tau, t_inc, spacing), "T {t_inc} tau {tau} spacing {spacing}");
+                let n = (0..100_000u64)
+                    .take_while(|&k| g.conforms(1_000 + k * spacing))
+                    .count() as u64;
+                assert_eq!(
+                    n,
+                    max_burst_cells(tau, t_inc, spacing),
+                    "T {t_inc} tau {tau} spacing {spacing}"
+                );
             }
         }
         // tau = BT = (MBS - 1)(Ts - T): the burst is exactly MBS
         let (t, ts) = (1_000u64, 5_123u64);
         for mbs in 1..50u32 {
-            assert_eq!(max_burst_cells(burst_tolerance_ps(mbs, t, ts), ts, t), mbs as u64);
+            assert_eq!(
+                max_burst_cells(burst_tolerance_ps(mbs, t, ts), ts, t),
+                mbs as u64
+            );
         }
         assert_eq!(max_burst_cells(5, 10, 10), u64::MAX);
     }
@@ -1204,7 +1308,10 @@ mod tests {
             last = t;
             ok += g.conforms(t) as u64;
         }
-        assert_eq!(ok, conforming_closed_form(first, last, n, 4_240_000, 4_240_000));
+        assert_eq!(
+            ok,
+            conforming_closed_form(first, last, n, 4_240_000, 4_240_000)
+        );
         let share = (n - ok) as f64 / n as f64;
         assert!((share - 1.0 / 101.0).abs() < 2.0 / n as f64, "{share}");
     }
@@ -1231,20 +1338,31 @@ mod tests {
             let mut pacer = Pacer::new(mbps_to_bps(pcr));
             pacer.start(start + PS_PER_S);
             for k in 0..mbs {
-                assert_eq!(d.check(pacer.advance()), DualVerdict::Conforming, "paced cell {k}");
+                assert_eq!(
+                    d.check(pacer.advance()),
+                    DualVerdict::Conforming,
+                    "paced cell {k}"
+                );
             }
             assert_eq!(d.check(pacer.advance()), DualVerdict::ScrFailed);
 
             // the same through the UPC: MBS passes, the (MBS+1)-th is tagged, or discarded
             let c = Contract::vbr(pcr, 0, scr, mbs);
-            for (action, outcome) in [(UpcAction::Tag, UpcOutcome::Tag), (UpcAction::Discard, UpcOutcome::Discard)] {
-                let mut u = Upc::from_contract(&c, form, UpcAction::Discard, action, ScrStream::Clp0);
+            for (action, outcome) in [
+                (UpcAction::Tag, UpcOutcome::Tag),
+                (UpcAction::Discard, UpcOutcome::Discard),
+            ] {
+                let mut u =
+                    Upc::from_contract(&c, form, UpcAction::Discard, action, ScrStream::Clp0);
                 for k in 0..mbs as u64 {
                     assert_eq!(u.police(k * t, false), UpcOutcome::Pass);
                 }
                 assert_eq!(u.police(mbs as u64 * t, false), outcome);
                 let cnt = u.counts();
-                assert_eq!((cnt.cells, cnt.passed, cnt.scr_failures), (mbs as u64 + 1, mbs as u64, 1));
+                assert_eq!(
+                    (cnt.cells, cnt.passed, cnt.scr_failures),
+                    (mbs as u64 + 1, mbs as u64, 1)
+                );
             }
         }
     }
@@ -1271,7 +1389,17 @@ mod tests {
         assert_eq!(u.police(40, true), UpcOutcome::Pass);
         assert_eq!(u.police(50, false), UpcOutcome::Pass); // SCR X' = 70 - 40 = 30 <= 40
         let c = u.counts();
-        assert_eq!((c.cells, c.passed, c.tagged, c.discarded, c.pcr_failures, c.scr_failures), (8, 5, 1, 2, 2, 1));
+        assert_eq!(
+            (
+                c.cells,
+                c.passed,
+                c.tagged,
+                c.discarded,
+                c.pcr_failures,
+                c.scr_failures
+            ),
+            (8, 5, 1, 2, 2, 1)
+        );
 
         // VBR.1: CLP=1 cells count in the SCR bucket too
         let mut u = mk(ScrStream::Clp0Plus1);
@@ -1289,16 +1417,31 @@ mod tests {
     fn contract_validation_and_bt() {
         assert_eq!(Contract::cbr(10.0, 0).validate(), Ok(()));
         assert_eq!(Contract::cbr(0.0, 0).validate(), Err(ContractError::Pcr));
-        assert_eq!(Contract::cbr(f64::NAN, 0).validate(), Err(ContractError::Pcr));
-        assert_eq!(Contract::vbr(10.0, 0, 11.0, 5).validate(), Err(ContractError::Scr));
-        assert_eq!(Contract::vbr(10.0, 0, 0.0, 5).validate(), Err(ContractError::Scr));
-        assert_eq!(Contract::vbr(10.0, 0, 5.0, 0).validate(), Err(ContractError::Mbs));
+        assert_eq!(
+            Contract::cbr(f64::NAN, 0).validate(),
+            Err(ContractError::Pcr)
+        );
+        assert_eq!(
+            Contract::vbr(10.0, 0, 11.0, 5).validate(),
+            Err(ContractError::Scr)
+        );
+        assert_eq!(
+            Contract::vbr(10.0, 0, 0.0, 5).validate(),
+            Err(ContractError::Scr)
+        );
+        assert_eq!(
+            Contract::vbr(10.0, 0, 5.0, 0).validate(),
+            Err(ContractError::Mbs)
+        );
         // PCR 10 Mb/s -> T = 42,400,000 ps; SCR 4.24 Mb/s -> Ts = 100,000,000 ps;
         // BT = (MBS - 1)(Ts - T) = 9 x 57,600,000
         let c = Contract::vbr(10.0, 1_000, 4.24, 10);
         assert_eq!(c.bt_ps(), 9 * 57_600_000);
         let s = c.scr_gcra(GcraForm::LeakyBucket).unwrap();
-        assert_eq!((s.increment_ps(), s.limit_ps()), (100_000_000, 9 * 57_600_000 + 1_000));
+        assert_eq!(
+            (s.increment_ps(), s.limit_ps()),
+            (100_000_000, 9 * 57_600_000 + 1_000)
+        );
         assert_eq!(Contract::cbr(10.0, 0).bt_ps(), 0);
     }
 
@@ -1333,7 +1476,10 @@ mod tests {
         // the overhead factor is 12 x 48 / 512 = 1.125 on both rates
         assert!((a.pcr_cells_per_s / p.pcr_cells_per_s - 1.125).abs() < 1e-12);
         // a burst of 8000 bytes = 15 full TSDUs (7680) + 320 bytes: 15 x 12 + ceil((320+48+8)/48) = 180 + 8
-        let b = AppTraffic { burst_bytes: 8000, ..app };
+        let b = AppTraffic {
+            burst_bytes: 8000,
+            ..app
+        };
         assert_eq!(b.burst_cells(), 188);
         assert_eq!(b.map_plain().mbs_cells, 167); // ceil(8000 / 48) = ceil(166.67)
 
@@ -1411,7 +1557,10 @@ mod tests {
         let pb = blocked as f64 / offered as f64;
         let se = (0.21458 * (1.0 - 0.21458) / offered as f64).sqrt();
         // blocking events are positively correlated: allow several binomial standard errors
-        assert!((pb - erlang_b(10.0, 10)).abs() < 6.0 * se, "measured {pb}, Erlang-B 0.21458, se {se}");
+        assert!(
+            (pb - erlang_b(10.0, 10)).abs() < 6.0 * se,
+            "measured {pb}, Erlang-B 0.21458, se {se}"
+        );
     }
 
     #[test]
@@ -1426,7 +1575,10 @@ mod tests {
         let policies = [
             CacPolicy::Peak,
             CacPolicy::Sustainable,
-            CacPolicy::EffectiveBandwidth { buffer_cells: 200.0, clr: 1e-6 },
+            CacPolicy::EffectiveBandwidth {
+                buffer_cells: 200.0,
+                clr: 1e-6,
+            },
         ];
         for policy in policies {
             let mut cac = PortCac::new(149.76, policy);
@@ -1443,7 +1595,9 @@ mod tests {
                         }
                         None => {
                             assert_eq!(cac.allocated_bps(), before);
-                            assert!((policy.bandwidth(&c) * 1e6).round() as u64 > cac.available_bps());
+                            assert!(
+                                (policy.bandwidth(&c) * 1e6).round() as u64 > cac.available_bps()
+                            );
                         }
                     }
                 } else if !held.is_empty() {
@@ -1453,7 +1607,10 @@ mod tests {
                     assert_eq!(cac.allocated_bps(), before - bps);
                 }
                 assert!(cac.allocated_bps() <= cac.capacity_bps());
-                assert_eq!(held.iter().map(Reservation::bps).sum::<u64>(), cac.allocated_bps());
+                assert_eq!(
+                    held.iter().map(Reservation::bps).sum::<u64>(),
+                    cac.allocated_bps()
+                );
             }
             for r in held.drain(..) {
                 cac.release(r);
@@ -1463,7 +1620,9 @@ mod tests {
         }
         // identical CBR calls under peak allocation: exactly floor(capacity / PCR) fit
         let mut cac = PortCac::new(149.76, CacPolicy::Peak);
-        let n = std::iter::from_fn(|| cac.admit(&Contract::cbr(10.0, 0))).take(1000).count();
+        let n = std::iter::from_fn(|| cac.admit(&Contract::cbr(10.0, 0)))
+            .take(1000)
+            .count();
         assert_eq!(n, 14);
     }
 
@@ -1492,13 +1651,19 @@ mod tests {
         }
         // CAC policies on a VBR contract: sustainable <= effective <= peak; CBR gets its PCR
         let v = Contract::vbr(10.0, 0, 2.0, 100);
-        let eb = CacPolicy::EffectiveBandwidth { buffer_cells: 500.0, clr: 1e-6 };
+        let eb = CacPolicy::EffectiveBandwidth {
+            buffer_cells: 500.0,
+            clr: 1e-6,
+        };
         assert_eq!(CacPolicy::Peak.bandwidth(&v), 10.0);
         assert_eq!(CacPolicy::Sustainable.bandwidth(&v), 2.0);
         let e = eb.bandwidth(&v);
         assert!(e > 2.0 && e < 10.0, "{e}");
         assert_eq!(eb.bandwidth(&Contract::cbr(3.0, 0)), 3.0);
-        assert_eq!(CacPolicy::Sustainable.bandwidth(&Contract::cbr(3.0, 0)), 3.0);
+        assert_eq!(
+            CacPolicy::Sustainable.bandwidth(&Contract::cbr(3.0, 0)),
+            3.0
+        );
     }
 
     #[test]
@@ -1518,7 +1683,10 @@ mod tests {
         b.record(Lost); // incomplete block: not counted
         assert_eq!((b.blocks(), b.severe_blocks()), (3, 2));
         assert!((b.secbr() - 2.0 / 3.0).abs() < 1e-15);
-        assert_eq!((b.delivered(), b.errored(), b.lost(), b.misinserted()), (8, 2, 3, 1));
+        assert_eq!(
+            (b.delivered(), b.errored(), b.lost(), b.misinserted()),
+            (8, 2, 3, 1)
+        );
         assert_eq!(b.transmitted(), 13);
         assert!((b.cer() - 2.0 / 10.0).abs() < 1e-15);
         assert!((b.clr() - 3.0 / 13.0).abs() < 1e-15);
@@ -1567,22 +1735,38 @@ mod tests {
         let pmf = |nn: u32, p: f64| -> Vec<f64> {
             // P(X = k) = P(X > k - 1) - P(X > k)
             let above = |k: u32| secbr_binomial(nn, k, p);
-            (0..=nn).map(|k| if k == 0 { 1.0 } else { above(k - 1) } - above(k)).collect()
+            (0..=nn)
+                .map(|k| if k == 0 { 1.0 } else { above(k - 1) } - above(k))
+                .collect()
         };
         let (a, c) = (pmf(n, p_loss), pmf(n, p_mis));
         let mu = m as usize;
-        let ok: f64 = (0..=mu).map(|i| a[i] * c[..=mu - i].iter().sum::<f64>()).sum();
+        let ok: f64 = (0..=mu)
+            .map(|i| a[i] * c[..=mu - i].iter().sum::<f64>())
+            .sum();
         let expected = 1.0 - ok;
         let se = (expected * (1.0 - expected) / blocks as f64).sqrt();
-        assert!((b.secbr() - expected).abs() < 4.0 * se, "SECBR {} vs {expected} (se {se})", b.secbr());
+        assert!(
+            (b.secbr() - expected).abs() < 4.0 * se,
+            "SECBR {} vs {expected} (se {se})",
+            b.secbr()
+        );
         // without misinsertion the closed form is the binomial tail itself
         let mut b2 = BlockCounter::new(n, m);
         for _ in 0..blocks * n as u64 {
-            b2.record(if rng.random_bool(0.01) { CellOutcome::Lost } else { CellOutcome::Delivered });
+            b2.record(if rng.random_bool(0.01) {
+                CellOutcome::Lost
+            } else {
+                CellOutcome::Delivered
+            });
         }
         let e2 = secbr_binomial(n, m, 0.01);
         let se2 = (e2 * (1.0 - e2) / blocks as f64).sqrt();
-        assert!((b2.secbr() - e2).abs() < 4.0 * se2, "SECBR {} vs {e2}", b2.secbr());
+        assert!(
+            (b2.secbr() - e2).abs() < 4.0 * se2,
+            "SECBR {} vs {e2}",
+            b2.secbr()
+        );
         // CMR: cells sent at 1e5 cells/s -> interval = cells / 1e5 s
         let cells = blocks * n as u64;
         let interval = cells as f64 / 1e5;
@@ -1594,8 +1778,16 @@ mod tests {
         // CLR = lost / transmitted -> p_loss / 2; CER = errored / (delivered + errored)
         // -> (p_loss / 2) / (1 - p_loss / 2)
         let clr_se = (p_loss / 2.0 / cells as f64).sqrt();
-        assert!((b.clr() - p_loss / 2.0).abs() < 4.0 * clr_se, "CLR {}", b.clr());
+        assert!(
+            (b.clr() - p_loss / 2.0).abs() < 4.0 * clr_se,
+            "CLR {}",
+            b.clr()
+        );
         let cer_e = (p_loss / 2.0) / (1.0 - p_loss / 2.0);
-        assert!((b.cer() - cer_e).abs() < 4.0 * clr_se, "CER {} vs {cer_e}", b.cer());
+        assert!(
+            (b.cer() - cer_e).abs() < 4.0 * clr_se,
+            "CER {} vs {cer_e}",
+            b.cer()
+        );
     }
 }

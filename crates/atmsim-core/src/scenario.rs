@@ -19,7 +19,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -137,7 +140,9 @@ pub enum NodeKind {
 }
 
 /// ATM service categories (TM 4.0), in default strict-priority order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub enum Category {
     #[serde(rename = "cbr")]
     Cbr = 0,
@@ -152,7 +157,13 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 5] = [Category::Cbr, Category::RtVbr, Category::NrtVbr, Category::Abr, Category::Ubr];
+    pub const ALL: [Category; 5] = [
+        Category::Cbr,
+        Category::RtVbr,
+        Category::NrtVbr,
+        Category::Abr,
+        Category::Ubr,
+    ];
     pub fn name(self) -> &'static str {
         ["cbr", "rt-vbr", "nrt-vbr", "abr", "ubr"][self as usize]
     }
@@ -677,7 +688,10 @@ impl TcpSpec {
     pub fn params(&self, start_s: f64) -> crate::tcp::TcpParams {
         use crate::tcp::{Recovery, TcpParams, Workload};
         use crate::time::secs_to_ps;
-        let mut p = TcpParams::new(self.mss_bytes.unwrap_or(512) as u32, self.window_bytes.unwrap_or(65_535) as u64);
+        let mut p = TcpParams::new(
+            self.mss_bytes.unwrap_or(512) as u32,
+            self.window_bytes.unwrap_or(65_535) as u64,
+        );
         p.recovery = match self.recovery.unwrap_or(TcpRecoverySpec::Reno) {
             TcpRecoverySpec::None => Recovery::None,
             TcpRecoverySpec::Tahoe => Recovery::Tahoe,
@@ -833,7 +847,10 @@ fn positive(path: &str, v: f64) -> Res<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::new(path, format!("must be a number > 0, got {v}")))
+        Err(ScenarioError::new(
+            path,
+            format!("must be a number > 0, got {v}"),
+        ))
     }
 }
 
@@ -841,7 +858,10 @@ fn non_negative(path: &str, v: f64) -> Res<()> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::new(path, format!("must be a number >= 0, got {v}")))
+        Err(ScenarioError::new(
+            path,
+            format!("must be a number >= 0, got {v}"),
+        ))
     }
 }
 
@@ -849,7 +869,10 @@ fn positive_int(path: &str, v: i64) -> Res<()> {
     if v > 0 && v <= u32::MAX as i64 {
         Ok(())
     } else {
-        Err(ScenarioError::new(path, format!("must be an integer in 1..={}, got {v}", u32::MAX)))
+        Err(ScenarioError::new(
+            path,
+            format!("must be an integer in 1..={}, got {v}", u32::MAX),
+        ))
     }
 }
 
@@ -867,22 +890,34 @@ fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
 /// Semantic checks: ranges, names, routes. Returns the first error found, with its key path.
 pub fn validate(sc: &Scenario) -> Res<()> {
     if sc.description.trim().is_empty() {
-        return Err(ScenarioError::new("description", "must say what the scenario is and cite its source"));
+        return Err(ScenarioError::new(
+            "description",
+            "must say what the scenario is and cite its source",
+        ));
     }
     let r = &sc.run;
     positive("run.duration_s", r.duration_s)?;
     non_negative("run.warmup_s", r.warmup_s)?;
     if r.warmup_s >= r.duration_s {
-        return Err(ScenarioError::new("run.warmup_s", format!("must be < run.duration_s ({})", r.duration_s)));
+        return Err(ScenarioError::new(
+            "run.warmup_s",
+            format!("must be < run.duration_s ({})", r.duration_s),
+        ));
     }
     if let Some(s) = r.sample_interval_s {
         positive("run.sample_interval_s", s)?;
         if s > r.duration_s {
-            return Err(ScenarioError::new("run.sample_interval_s", "must not exceed run.duration_s"));
+            return Err(ScenarioError::new(
+                "run.sample_interval_s",
+                "must not exceed run.duration_s",
+            ));
         }
     }
     if (r.duration_s * 1e12) >= u64::MAX as f64 / 2.0 {
-        return Err(ScenarioError::new("run.duration_s", "too long (at most about 100 days)"));
+        return Err(ScenarioError::new(
+            "run.duration_s",
+            "too long (at most about 100 days)",
+        ));
     }
 
     let mut kinds: BTreeMap<&str, NodeKind> = BTreeMap::new();
@@ -892,11 +927,17 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
         }
         if kinds.insert(&n.name, n.kind).is_some() {
-            return Err(ScenarioError::new(format!("{p}.name"), format!("duplicate node name \"{}\"", n.name)));
+            return Err(ScenarioError::new(
+                format!("{p}.name"),
+                format!("duplicate node name \"{}\"", n.name),
+            ));
         }
         non_negative(&format!("{p}.fabric_delay_us"), n.fabric_delay_us)?;
         if n.kind == NodeKind::Host && n.fabric_delay_us != 0.0 {
-            return Err(ScenarioError::new(format!("{p}.fabric_delay_us"), "applies to switches only"));
+            return Err(ScenarioError::new(
+                format!("{p}.fabric_delay_us"),
+                "applies to switches only",
+            ));
         }
         if let Some(b) = n.buffer_cells {
             positive_int(&format!("{p}.buffer_cells"), b)?;
@@ -906,20 +947,41 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         if let Some(c) = &n.cac {
             if n.kind != NodeKind::Switch {
-                return Err(ScenarioError::new(format!("{p}.cac"), "CAC runs at switches"));
+                return Err(ScenarioError::new(
+                    format!("{p}.cac"),
+                    "CAC runs at switches",
+                ));
             }
             validate_cac(&format!("{p}.cac"), c)?;
         }
         let epd = matches!(n.discard, Some(DiscardSpec::Epd | DiscardSpec::EpdPpd));
         match (epd, n.epd_threshold_cells) {
-            (true, None) => return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), "required with discard = \"epd\" or \"epd+ppd\"")),
-            (false, Some(_)) => return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), "only used with discard = \"epd\" or \"epd+ppd\"")),
+            (true, None) => {
+                return Err(ScenarioError::new(
+                    format!("{p}.epd_threshold_cells"),
+                    "required with discard = \"epd\" or \"epd+ppd\"",
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(ScenarioError::new(
+                    format!("{p}.epd_threshold_cells"),
+                    "only used with discard = \"epd\" or \"epd+ppd\"",
+                ))
+            }
             (true, Some(t)) => {
                 positive_int(&format!("{p}.epd_threshold_cells"), t)?;
-                let smallest = n.ports.iter().filter_map(|ps| ps.buffer_cells).chain(n.buffer_cells).min();
+                let smallest = n
+                    .ports
+                    .iter()
+                    .filter_map(|ps| ps.buffer_cells)
+                    .chain(n.buffer_cells)
+                    .min();
                 if let Some(b) = smallest {
                     if t > b {
-                        return Err(ScenarioError::new(format!("{p}.epd_threshold_cells"), format!("must not exceed the buffer ({b} cells), got {t}")));
+                        return Err(ScenarioError::new(
+                            format!("{p}.epd_threshold_cells"),
+                            format!("must not exceed the buffer ({b} cells), got {t}"),
+                        ));
                     }
                 }
             }
@@ -929,22 +991,34 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         if let Some(a) = &n.abr {
             validate_scheme(&format!("{p}.abr"), a)?;
             if a.vsvd == Some(true) && n.kind != NodeKind::Switch {
-                return Err(ScenarioError::new(format!("{p}.abr.vsvd"), "only a switch can be a virtual source / virtual destination"));
+                return Err(ScenarioError::new(
+                    format!("{p}.abr.vsvd"),
+                    "only a switch can be a virtual source / virtual destination",
+                ));
             }
         }
         if let Some(w) = &n.class_weights {
             if n.scheduler != Some(SchedulerSpec::Wrr) {
-                return Err(ScenarioError::new(format!("{p}.class_weights"), "only used with scheduler = \"wrr\""));
+                return Err(ScenarioError::new(
+                    format!("{p}.class_weights"),
+                    "only used with scheduler = \"wrr\"",
+                ));
             }
             for (cat, v) in w.entries() {
                 if let Some(v) = v {
                     if !(1..=1_000_000).contains(&v) {
-                        return Err(ScenarioError::new(format!("{p}.class_weights.{}", cat.name()), format!("must be an integer in 1..=1000000, got {v}")));
+                        return Err(ScenarioError::new(
+                            format!("{p}.class_weights.{}", cat.name()),
+                            format!("must be an integer in 1..=1000000, got {v}"),
+                        ));
                     }
                 }
             }
         }
-        for (key, rates) in [("class_min_mbps", &n.class_min_mbps), ("class_max_mbps", &n.class_max_mbps)] {
+        for (key, rates) in [
+            ("class_min_mbps", &n.class_min_mbps),
+            ("class_max_mbps", &n.class_max_mbps),
+        ] {
             if let Some(r) = rates {
                 for (cat, v) in r.entries() {
                     if let Some(v) = v {
@@ -957,7 +1031,10 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             for ((cat, a), (_, b)) in lo.entries().into_iter().zip(hi.entries()) {
                 if let (Some(a), Some(b)) = (a, b) {
                     if a > b {
-                        return Err(ScenarioError::new(format!("{p}.class_min_mbps.{}", cat.name()), format!("must not exceed class_max_mbps ({b})")));
+                        return Err(ScenarioError::new(
+                            format!("{p}.class_min_mbps.{}", cat.name()),
+                            format!("must not exceed class_max_mbps ({b})"),
+                        ));
                     }
                 }
             }
@@ -978,18 +1055,32 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         let p = format!("links[{i}]");
         for (k, v) in [("a", &l.a), ("b", &l.b)] {
             if !kinds.contains_key(v.as_str()) {
-                return Err(ScenarioError::new(format!("{p}.{k}"), format!("unknown node \"{v}\"; nodes are {}", names(&kinds))));
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    format!("unknown node \"{v}\"; nodes are {}", names(&kinds)),
+                ));
             }
         }
         if l.a == l.b {
-            return Err(ScenarioError::new(format!("{p}.b"), "a link must join two different nodes"));
+            return Err(ScenarioError::new(
+                format!("{p}.b"),
+                "a link must join two different nodes",
+            ));
         }
         positive(&format!("{p}.rate_mbps"), l.rate_mbps)?;
         if l.rate_mbps > 1e6 {
-            return Err(ScenarioError::new(format!("{p}.rate_mbps"), "must be at most 1e6 (1 Tb/s)"));
+            return Err(ScenarioError::new(
+                format!("{p}.rate_mbps"),
+                "must be at most 1e6 (1 Tb/s)",
+            ));
         }
         match (l.length_km, l.delay_us) {
-            (Some(_), Some(_)) => return Err(ScenarioError::new(format!("{p}.delay_us"), "give length_km or delay_us, not both")),
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    format!("{p}.delay_us"),
+                    "give length_km or delay_us, not both",
+                ))
+            }
             (None, None) => return Err(ScenarioError::new(p, "needs length_km or delay_us")),
             (Some(km), None) => non_negative(&format!("{p}.length_km"), km)?,
             (None, Some(us)) => non_negative(&format!("{p}.delay_us"), us)?,
@@ -1001,22 +1092,43 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                 ("misinsertion_probability", im.misinsertion_probability),
             ] {
                 if !(0.0..=1.0).contains(&v) {
-                    return Err(ScenarioError::new(format!("{p}.impairment.{k}"), format!("must be a probability in [0, 1], got {v}")));
+                    return Err(ScenarioError::new(
+                        format!("{p}.impairment.{k}"),
+                        format!("must be a probability in [0, 1], got {v}"),
+                    ));
                 }
             }
             if im.loss_probability + im.error_probability + im.misinsertion_probability > 1.0 {
-                return Err(ScenarioError::new(format!("{p}.impairment"), "loss, error and misinsertion probabilities must add up to at most 1"));
+                return Err(ScenarioError::new(
+                    format!("{p}.impairment"),
+                    "loss, error and misinsertion probabilities must add up to at most 1",
+                ));
             }
             non_negative(&format!("{p}.impairment.extra_delay_us"), im.extra_delay_us)?;
-            non_negative(&format!("{p}.impairment.delay_variation_us"), im.delay_variation_us)?;
-            for (k, v) in [("drop_cells_a_to_b", &im.drop_cells_a_to_b), ("drop_cells_b_to_a", &im.drop_cells_b_to_a)] {
+            non_negative(
+                &format!("{p}.impairment.delay_variation_us"),
+                im.delay_variation_us,
+            )?;
+            for (k, v) in [
+                ("drop_cells_a_to_b", &im.drop_cells_a_to_b),
+                ("drop_cells_b_to_a", &im.drop_cells_b_to_a),
+            ] {
                 if v.contains(&0) || v.windows(2).any(|w| w[0] >= w[1]) {
-                    return Err(ScenarioError::new(format!("{p}.impairment.{k}"), "cell numbers count from 1 and must be increasing"));
+                    return Err(ScenarioError::new(
+                        format!("{p}.impairment.{k}"),
+                        "cell numbers count from 1 and must be increasing",
+                    ));
                 }
             }
         }
         if !adj.insert((&l.a, &l.b)) || !adj.insert((&l.b, &l.a)) {
-            return Err(ScenarioError::new(p, format!("a second link between \"{}\" and \"{}\"; one link per node pair", l.a, l.b)));
+            return Err(ScenarioError::new(
+                p,
+                format!(
+                    "a second link between \"{}\" and \"{}\"; one link per node pair",
+                    l.a, l.b
+                ),
+            ));
         }
     }
 
@@ -1026,10 +1138,16 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         for (j, ps) in n.ports.iter().enumerate() {
             let pp = format!("{p}.ports[{j}]");
             if !adj.contains(&(n.name.as_str(), ps.to.as_str())) {
-                return Err(ScenarioError::new(format!("{pp}.to"), format!("\"{}\" has no link to \"{}\"", n.name, ps.to)));
+                return Err(ScenarioError::new(
+                    format!("{pp}.to"),
+                    format!("\"{}\" has no link to \"{}\"", n.name, ps.to),
+                ));
             }
             if !seen.insert(ps.to.as_str()) {
-                return Err(ScenarioError::new(format!("{pp}.to"), format!("port to \"{}\" configured twice", ps.to)));
+                return Err(ScenarioError::new(
+                    format!("{pp}.to"),
+                    format!("port to \"{}\" configured twice", ps.to),
+                ));
             }
             if let Some(b) = ps.buffer_cells {
                 positive_int(&format!("{pp}.buffer_cells"), b)?;
@@ -1041,7 +1159,10 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             if let Some(a) = &ps.abr {
                 validate_scheme(&format!("{pp}.abr"), a)?;
                 if a.vsvd.is_some() {
-                    return Err(ScenarioError::new(format!("{pp}.abr.vsvd"), "VS/VD is set for the whole switch, in nodes[].abr"));
+                    return Err(ScenarioError::new(
+                        format!("{pp}.abr.vsvd"),
+                        "VS/VD is set for the whole switch, in nodes[].abr",
+                    ));
                 }
             }
         }
@@ -1050,14 +1171,23 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             let gp = format!("{p}.shared_buffers[{j}]");
             positive_int(&format!("{gp}.buffer_cells"), g.buffer_cells)?;
             if g.ports.is_empty() {
-                return Err(ScenarioError::new(format!("{gp}.ports"), "must name at least one port"));
+                return Err(ScenarioError::new(
+                    format!("{gp}.ports"),
+                    "must name at least one port",
+                ));
             }
             for (k, to) in g.ports.iter().enumerate() {
                 if !adj.contains(&(n.name.as_str(), to.as_str())) {
-                    return Err(ScenarioError::new(format!("{gp}.ports[{k}]"), format!("\"{}\" has no link to \"{to}\"", n.name)));
+                    return Err(ScenarioError::new(
+                        format!("{gp}.ports[{k}]"),
+                        format!("\"{}\" has no link to \"{to}\"", n.name),
+                    ));
                 }
                 if !grouped.insert(to.as_str()) {
-                    return Err(ScenarioError::new(format!("{gp}.ports[{k}]"), format!("port to \"{to}\" is already in a shared buffer")));
+                    return Err(ScenarioError::new(
+                        format!("{gp}.ports[{k}]"),
+                        format!("port to \"{to}\" is already in a shared buffer"),
+                    ));
                 }
             }
         }
@@ -1070,7 +1200,10 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
         }
         if !conn_names.insert(c.name.as_str()) {
-            return Err(ScenarioError::new(format!("{p}.name"), format!("duplicate connection name \"{}\"", c.name)));
+            return Err(ScenarioError::new(
+                format!("{p}.name"),
+                format!("duplicate connection name \"{}\"", c.name),
+            ));
         }
         validate_connection(&p, c, sc, &kinds, &adj)?;
     }
@@ -1078,10 +1211,16 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         let p = format!("calls[{i}]");
         let c = &call.connection;
         if c.name.is_empty() {
-            return Err(ScenarioError::new(format!("{p}.connection.name"), "must not be empty"));
+            return Err(ScenarioError::new(
+                format!("{p}.connection.name"),
+                "must not be empty",
+            ));
         }
         if !conn_names.insert(c.name.as_str()) {
-            return Err(ScenarioError::new(format!("{p}.connection.name"), format!("duplicate connection name \"{}\"", c.name)));
+            return Err(ScenarioError::new(
+                format!("{p}.connection.name"),
+                format!("duplicate connection name \"{}\"", c.name),
+            ));
         }
         validate_connection(&format!("{p}.connection"), c, sc, &kinds, &adj)?;
         validate_call(&p, call, sc)?;
@@ -1090,45 +1229,91 @@ pub fn validate(sc: &Scenario) -> Res<()> {
 }
 
 /// Route, source, contract and ABR checks of one connection (or call template) at path `p`.
-fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTreeMap<&str, NodeKind>, adj: &BTreeSet<(&str, &str)>) -> Res<()> {
+fn validate_connection(
+    p: &str,
+    c: &ConnectionSpec,
+    sc: &Scenario,
+    kinds: &BTreeMap<&str, NodeKind>,
+    adj: &BTreeSet<(&str, &str)>,
+) -> Res<()> {
     if c.route.len() < 2 {
-        return Err(ScenarioError::new(format!("{p}.route"), "needs at least two nodes"));
+        return Err(ScenarioError::new(
+            format!("{p}.route"),
+            "needs at least two nodes",
+        ));
     }
     let mut on_route = BTreeSet::new();
     for (k, n) in c.route.iter().enumerate() {
         let rp = format!("{p}.route[{k}]");
         let Some(kind) = kinds.get(n.as_str()) else {
-            return Err(ScenarioError::new(rp, format!("unknown node \"{n}\"; nodes are {}", names(kinds))));
+            return Err(ScenarioError::new(
+                rp,
+                format!("unknown node \"{n}\"; nodes are {}", names(kinds)),
+            ));
         };
         let end = k == 0 || k == c.route.len() - 1;
         if end && *kind != NodeKind::Host {
-            return Err(ScenarioError::new(rp, format!("\"{n}\" is a switch; a route starts and ends at a host")));
+            return Err(ScenarioError::new(
+                rp,
+                format!("\"{n}\" is a switch; a route starts and ends at a host"),
+            ));
         }
         if !end && *kind != NodeKind::Switch {
-            return Err(ScenarioError::new(rp, format!("\"{n}\" is a host; only switches may be inside a route")));
+            return Err(ScenarioError::new(
+                rp,
+                format!("\"{n}\" is a host; only switches may be inside a route"),
+            ));
         }
         if !on_route.insert(n.as_str()) {
-            return Err(ScenarioError::new(rp, format!("\"{n}\" appears twice; routes must not loop")));
+            return Err(ScenarioError::new(
+                rp,
+                format!("\"{n}\" appears twice; routes must not loop"),
+            ));
         }
         if k > 0 && !adj.contains(&(c.route[k - 1].as_str(), n.as_str())) {
-            return Err(ScenarioError::new(rp, format!("no link between \"{}\" and \"{n}\"", c.route[k - 1])));
+            return Err(ScenarioError::new(
+                rp,
+                format!("no link between \"{}\" and \"{n}\"", c.route[k - 1]),
+            ));
         }
     }
     if c.route.len() > 250 {
-        return Err(ScenarioError::new(format!("{p}.route"), "at most 250 nodes"));
+        return Err(ScenarioError::new(
+            format!("{p}.route"),
+            "at most 250 nodes",
+        ));
     }
     validate_source(&format!("{p}.source"), &c.source)?;
     validate_contract(p, c)?;
     match (&c.abr, c.category) {
-        (None, Category::Abr) => return Err(ScenarioError::new(format!("{p}.abr"), "required for category \"abr\" (an empty table takes the TM 4.0 defaults)")),
+        (None, Category::Abr) => {
+            return Err(ScenarioError::new(
+                format!("{p}.abr"),
+                "required for category \"abr\" (an empty table takes the TM 4.0 defaults)",
+            ))
+        }
         (Some(_), cat) if cat != Category::Abr => {
-            return Err(ScenarioError::new(format!("{p}.abr"), format!("only for category \"abr\", not \"{}\"", cat.name())))
+            return Err(ScenarioError::new(
+                format!("{p}.abr"),
+                format!("only for category \"abr\", not \"{}\"", cat.name()),
+            ))
         }
         (Some(a), _) => {
-            let first_rate = sc.links.iter().find(|l| (l.a == c.route[0] && l.b == c.route[1]) || (l.b == c.route[0] && l.a == c.route[1])).map(|l| l.rate_mbps).unwrap_or(0.0);
+            let first_rate = sc
+                .links
+                .iter()
+                .find(|l| {
+                    (l.a == c.route[0] && l.b == c.route[1])
+                        || (l.b == c.route[0] && l.a == c.route[1])
+                })
+                .map(|l| l.rate_mbps)
+                .unwrap_or(0.0);
             validate_abr(&format!("{p}.abr"), a, first_rate)?;
             if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
-                return Err(ScenarioError::new(format!("{p}.source.peak_mbps"), "an ABR source sends at its ACR; set abr.pcr_mbps instead"));
+                return Err(ScenarioError::new(
+                    format!("{p}.source.peak_mbps"),
+                    "an ABR source sends at its ACR; set abr.pcr_mbps instead",
+                ));
             }
             if c.bidirectional {
                 return Err(ScenarioError::new(format!("{p}.bidirectional"), "ABR connections carry backward RM cells on their reverse direction; data in both directions is not supported yet"));
@@ -1136,7 +1321,11 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
             for k in 1..c.route.len() - 1 {
                 let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();
                 let n = &sc.nodes[node];
-                let port = n.ports.iter().find(|ps| ps.to == c.route[k + 1]).and_then(|ps| ps.abr.as_ref());
+                let port = n
+                    .ports
+                    .iter()
+                    .find(|ps| ps.to == c.route[k + 1])
+                    .and_then(|ps| ps.abr.as_ref());
                 if port.or(n.abr.as_ref()).is_none() {
                     return Err(ScenarioError::new(
                         format!("nodes[{node}].abr"),
@@ -1149,11 +1338,20 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
     }
     if c.source.kind == SourceKind::Tcp {
         if c.reverse_source.is_some() {
-            return Err(ScenarioError::new(format!("{p}.reverse_source"), "a TCP connection's reverse direction carries its ACKs"));
+            return Err(ScenarioError::new(
+                format!("{p}.reverse_source"),
+                "a TCP connection's reverse direction carries its ACKs",
+            ));
         }
         if c.abr.is_some() {
             for k in 1..c.route.len() - 1 {
-                if sc.nodes.iter().find(|n| n.name == c.route[k]).and_then(|n| n.abr.as_ref()).is_some_and(|a| a.vsvd == Some(true)) {
+                if sc
+                    .nodes
+                    .iter()
+                    .find(|n| n.name == c.route[k])
+                    .and_then(|n| n.abr.as_ref())
+                    .is_some_and(|a| a.vsvd == Some(true))
+                {
                     return Err(ScenarioError::new(format!("{p}.route"), format!("TCP over ABR through a VS/VD switch (\"{}\") is not supported: the ACKs would end at the virtual source", c.route[k])));
                 }
             }
@@ -1161,7 +1359,10 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
     }
     if let Some(rs) = &c.reverse_source {
         if !c.bidirectional {
-            return Err(ScenarioError::new(format!("{p}.reverse_source"), "needs bidirectional = true"));
+            return Err(ScenarioError::new(
+                format!("{p}.reverse_source"),
+                "needs bidirectional = true",
+            ));
         }
         validate_source(&format!("{p}.reverse_source"), rs)?;
     }
@@ -1171,44 +1372,72 @@ fn validate_connection(p: &str, c: &ConnectionSpec, sc: &Scenario, kinds: &BTree
 fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
     let c = &call.connection;
     if c.contract.is_none() {
-        return Err(ScenarioError::new(format!("{p}.connection.contract"), "a call needs a contract for CAC"));
+        return Err(ScenarioError::new(
+            format!("{p}.connection.contract"),
+            "a call needs a contract for CAC",
+        ));
     }
     if c.abr.is_some() || c.bidirectional || c.source.kind == SourceKind::Tcp {
-        return Err(ScenarioError::new(format!("{p}.connection"), "calls are one-way non-ABR, non-TCP connections for now"));
+        return Err(ScenarioError::new(
+            format!("{p}.connection"),
+            "calls are one-way non-ABR, non-TCP connections for now",
+        ));
     }
     if c.source.start_s != 0.0 || c.source.stop_s.is_some() {
-        return Err(ScenarioError::new(format!("{p}.connection.source"), "a call's source runs from set-up to release; no start_s or stop_s"));
+        return Err(ScenarioError::new(
+            format!("{p}.connection.source"),
+            "a call's source runs from set-up to release; no start_s or stop_s",
+        ));
     }
     positive(&format!("{p}.arrival_rate_per_s"), call.arrival_rate_per_s)?;
     positive(&format!("{p}.holding_s"), call.holding_s)?;
     non_negative(&format!("{p}.start_s"), call.start_s)?;
     if let Some(s) = call.stop_s {
         if !(s.is_finite() && s > call.start_s) {
-            return Err(ScenarioError::new(format!("{p}.stop_s"), format!("must be > start_s ({})", call.start_s)));
+            return Err(ScenarioError::new(
+                format!("{p}.stop_s"),
+                format!("must be > start_s ({})", call.start_s),
+            ));
         }
     }
     if let Some(m) = call.max_active {
         if !(1..=100_000).contains(&m) {
-            return Err(ScenarioError::new(format!("{p}.max_active"), format!("must be an integer in 1..=100000, got {m}")));
+            return Err(ScenarioError::new(
+                format!("{p}.max_active"),
+                format!("must be an integer in 1..=100000, got {m}"),
+            ));
         }
     }
-    let cac_on_route = c.route[1..c.route.len() - 1].iter().any(|n| sc.nodes.iter().any(|x| &x.name == n && x.cac.is_some()));
+    let cac_on_route = c.route[1..c.route.len() - 1]
+        .iter()
+        .any(|n| sc.nodes.iter().any(|x| &x.name == n && x.cac.is_some()));
     if !cac_on_route {
-        return Err(ScenarioError::new(format!("{p}.connection.route"), "no switch on the route does CAC; set nodes[].cac"));
+        return Err(ScenarioError::new(
+            format!("{p}.connection.route"),
+            "no switch on the route does CAC; set nodes[].cac",
+        ));
     }
     Ok(())
 }
 
 fn validate_cac(p: &str, c: &CacSpec) -> Res<()> {
-    if c.policy != CacPolicySpec::EffectiveBandwidth && (c.buffer_cells.is_some() || c.clr.is_some()) {
-        return Err(ScenarioError::new(p, "buffer_cells and clr apply to policy \"effective_bandwidth\" only"));
+    if c.policy != CacPolicySpec::EffectiveBandwidth
+        && (c.buffer_cells.is_some() || c.clr.is_some())
+    {
+        return Err(ScenarioError::new(
+            p,
+            "buffer_cells and clr apply to policy \"effective_bandwidth\" only",
+        ));
     }
     if let Some(b) = c.buffer_cells {
         positive(&format!("{p}.buffer_cells"), b)?;
     }
     if let Some(v) = c.clr {
         if !(v > 0.0 && v < 1.0) {
-            return Err(ScenarioError::new(format!("{p}.clr"), format!("must be in (0, 1), got {v}")));
+            return Err(ScenarioError::new(
+                format!("{p}.clr"),
+                format!("must be in (0, 1), got {v}"),
+            ));
         }
     }
     Ok(())
@@ -1221,35 +1450,73 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
         non_negative(&format!("{cp}.cdvt_us"), k.cdvt_us)?;
         let vbr = matches!(c.category, Category::RtVbr | Category::NrtVbr);
         match (vbr, k.scr_mbps, k.mbs_cells) {
-            (true, None, _) => return Err(ScenarioError::new(format!("{cp}.scr_mbps"), format!("required for category \"{}\"", c.category.name()))),
-            (true, _, None) => return Err(ScenarioError::new(format!("{cp}.mbs_cells"), format!("required for category \"{}\"", c.category.name()))),
-            (false, Some(_), _) => return Err(ScenarioError::new(format!("{cp}.scr_mbps"), "SCR applies to rt-vbr and nrt-vbr only")),
-            (false, _, Some(_)) => return Err(ScenarioError::new(format!("{cp}.mbs_cells"), "MBS applies to rt-vbr and nrt-vbr only")),
+            (true, None, _) => {
+                return Err(ScenarioError::new(
+                    format!("{cp}.scr_mbps"),
+                    format!("required for category \"{}\"", c.category.name()),
+                ))
+            }
+            (true, _, None) => {
+                return Err(ScenarioError::new(
+                    format!("{cp}.mbs_cells"),
+                    format!("required for category \"{}\"", c.category.name()),
+                ))
+            }
+            (false, Some(_), _) => {
+                return Err(ScenarioError::new(
+                    format!("{cp}.scr_mbps"),
+                    "SCR applies to rt-vbr and nrt-vbr only",
+                ))
+            }
+            (false, _, Some(_)) => {
+                return Err(ScenarioError::new(
+                    format!("{cp}.mbs_cells"),
+                    "MBS applies to rt-vbr and nrt-vbr only",
+                ))
+            }
             _ => {}
         }
         if let Some(scr) = k.scr_mbps {
             positive(&format!("{cp}.scr_mbps"), scr)?;
             if scr > k.pcr_mbps {
-                return Err(ScenarioError::new(format!("{cp}.scr_mbps"), format!("must be <= pcr_mbps ({}), got {scr}", k.pcr_mbps)));
+                return Err(ScenarioError::new(
+                    format!("{cp}.scr_mbps"),
+                    format!("must be <= pcr_mbps ({}), got {scr}", k.pcr_mbps),
+                ));
             }
         }
         if let Some(m) = k.mbs_cells {
             if !(1..=u32::MAX as i64).contains(&m) {
-                return Err(ScenarioError::new(format!("{cp}.mbs_cells"), format!("must be an integer >= 1, got {m}")));
+                return Err(ScenarioError::new(
+                    format!("{cp}.mbs_cells"),
+                    format!("must be an integer >= 1, got {m}"),
+                ));
             }
         }
     }
     if c.source.shape == Some(true) && c.contract.is_none() {
-        return Err(ScenarioError::new(format!("{p}.source.shape"), "needs a contract to shape to"));
+        return Err(ScenarioError::new(
+            format!("{p}.source.shape"),
+            "needs a contract to shape to",
+        ));
     }
     if c.source.shape == Some(true) && c.abr.is_some() {
-        return Err(ScenarioError::new(format!("{p}.source.shape"), "an ABR source is paced by its ACR; shaping does not apply"));
+        return Err(ScenarioError::new(
+            format!("{p}.source.shape"),
+            "an ABR source is paced by its ACR; shaping does not apply",
+        ));
     }
     if c.upc.is_some() && c.contract.is_none() {
-        return Err(ScenarioError::new(format!("{p}.upc"), "needs a contract to police"));
+        return Err(ScenarioError::new(
+            format!("{p}.upc"),
+            "needs a contract to police",
+        ));
     }
     if c.upc.is_some() && c.route.len() < 3 {
-        return Err(ScenarioError::new(format!("{p}.upc"), "UPC runs at the first switch; the route has none"));
+        return Err(ScenarioError::new(
+            format!("{p}.upc"),
+            "UPC runs at the first switch; the route has none",
+        ));
     }
     if let Some(m) = &c.propose_contract {
         if let Some(w) = m.window_s {
@@ -1269,7 +1536,10 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
         }
         if let Some(v) = q.clr {
             if !(0.0..=1.0).contains(&v) {
-                return Err(ScenarioError::new(format!("{qp}.clr"), format!("must be in [0, 1], got {v}")));
+                return Err(ScenarioError::new(
+                    format!("{qp}.clr"),
+                    format!("must be in [0, 1], got {v}"),
+                ));
             }
         }
         if let Some(v) = q.secb_block_cells {
@@ -1277,7 +1547,10 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
         }
         if let Some(v) = q.secb_max_bad {
             if !(0..=q.secb_block_cells.unwrap_or(128)).contains(&v) {
-                return Err(ScenarioError::new(format!("{qp}.secb_max_bad"), "must be in 0..=secb_block_cells"));
+                return Err(ScenarioError::new(
+                    format!("{qp}.secb_max_bad"),
+                    "must be in 0..=secb_block_cells",
+                ));
             }
         }
     }
@@ -1299,11 +1572,17 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
     let mcr = a.mcr_mbps.unwrap_or(0.0);
     non_negative(&format!("{p}.mcr_mbps"), mcr)?;
     if mcr > pcr {
-        return Err(ScenarioError::new(format!("{p}.mcr_mbps"), format!("must be <= PCR ({pcr} Mb/s)")));
+        return Err(ScenarioError::new(
+            format!("{p}.mcr_mbps"),
+            format!("must be <= PCR ({pcr} Mb/s)"),
+        ));
     }
     if let Some(icr) = a.icr_mbps {
         if !(icr.is_finite() && icr >= mcr && icr <= pcr) {
-            return Err(ScenarioError::new(format!("{p}.icr_mbps"), format!("must be in [MCR, PCR] = [{mcr}, {pcr}] Mb/s, got {icr}")));
+            return Err(ScenarioError::new(
+                format!("{p}.icr_mbps"),
+                format!("must be in [MCR, PCR] = [{mcr}, {pcr}] Mb/s, got {icr}"),
+            ));
         }
         if icr <= 0.0 {
             return Err(ScenarioError::new(format!("{p}.icr_mbps"), "must be > 0"));
@@ -1312,33 +1591,51 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
     for (k, v) in [("rif", a.rif), ("rdf", a.rdf)] {
         if let Some(v) = v {
             if !power_of_two_fraction(v, -15) {
-                return Err(ScenarioError::new(format!("{p}.{k}"), format!("must be a power of two from 1/32768 to 1, got {v}")));
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    format!("must be a power of two from 1/32768 to 1, got {v}"),
+                ));
             }
         }
     }
     if let Some(v) = a.cdf {
         if !(v == 0.0 || power_of_two_fraction(v, -6)) {
-            return Err(ScenarioError::new(format!("{p}.cdf"), format!("must be 0 or a power of two from 1/64 to 1, got {v}")));
+            return Err(ScenarioError::new(
+                format!("{p}.cdf"),
+                format!("must be 0 or a power of two from 1/64 to 1, got {v}"),
+            ));
         }
     }
     if let Some(n) = a.nrm {
         if !(2..=256).contains(&n) || n.count_ones() != 1 {
-            return Err(ScenarioError::new(format!("{p}.nrm"), format!("must be a power of two from 2 to 256, got {n}")));
+            return Err(ScenarioError::new(
+                format!("{p}.nrm"),
+                format!("must be a power of two from 2 to 256, got {n}"),
+            ));
         }
     }
     if let Some(m) = a.mrm {
         if !(1..=256).contains(&m) {
-            return Err(ScenarioError::new(format!("{p}.mrm"), format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}")));
+            return Err(ScenarioError::new(
+                format!("{p}.mrm"),
+                format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}"),
+            ));
         }
     }
     if let Some(t) = a.trm_ms {
         if !(0..=7).any(|k| t == 100.0 / 2f64.powi(k)) {
-            return Err(ScenarioError::new(format!("{p}.trm_ms"), format!("must be 100 x 2^-k ms for k = 0..7, got {t}")));
+            return Err(ScenarioError::new(
+                format!("{p}.trm_ms"),
+                format!("must be 100 x 2^-k ms for k = 0..7, got {t}"),
+            ));
         }
     }
     if let Some(t) = a.tbe {
         if !(0..=16_777_215).contains(&t) {
-            return Err(ScenarioError::new(format!("{p}.tbe"), format!("must be in 0..=16777215 cells, got {t}")));
+            return Err(ScenarioError::new(
+                format!("{p}.tbe"),
+                format!("must be in 0..=16777215 cells, got {t}"),
+            ));
         }
     }
     if let Some(f) = a.frtt_us {
@@ -1346,7 +1643,10 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
     }
     if let Some(t) = a.adtf_s {
         if !(t.is_finite() && (0.01..=10.23).contains(&t)) {
-            return Err(ScenarioError::new(format!("{p}.adtf_s"), format!("must be in 0.01 ..= 10.23 s, got {t}")));
+            return Err(ScenarioError::new(
+                format!("{p}.adtf_s"),
+                format!("must be in 0.01 ..= 10.23 s, got {t}"),
+            ));
         }
     }
     Ok(())
@@ -1356,29 +1656,51 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     use SchemeKind::*;
     let erica = matches!(a.scheme, Erica | EricaPlus);
     let present = [
-        ("target_utilization", a.target_utilization.is_some(), a.scheme == Erica),
+        (
+            "target_utilization",
+            a.target_utilization.is_some(),
+            a.scheme == Erica,
+        ),
         ("interval_s", a.interval_s.is_some(), erica),
         ("interval_cells", a.interval_cells.is_some(), erica),
         ("variant", a.variant.is_some(), erica),
         ("ccr", a.ccr.is_some(), erica),
         ("delta", a.delta.is_some(), erica),
-        ("one_feedback_per_interval", a.one_feedback_per_interval.is_some(), erica),
+        (
+            "one_feedback_per_interval",
+            a.one_feedback_per_interval.is_some(),
+            erica,
+        ),
         ("t0_us", a.t0_us.is_some(), a.scheme == EricaPlus),
         ("a", a.a.is_some(), a.scheme == EricaPlus),
         ("b", a.b.is_some(), a.scheme == EricaPlus),
         ("qdlf", a.qdlf.is_some(), a.scheme == EricaPlus),
-        ("high_cells", a.high_cells.is_some(), matches!(a.scheme, Efci | RelativeRate)),
-        ("low_cells", a.low_cells.is_some(), matches!(a.scheme, Efci | RelativeRate)),
+        (
+            "high_cells",
+            a.high_cells.is_some(),
+            matches!(a.scheme, Efci | RelativeRate),
+        ),
+        (
+            "low_cells",
+            a.low_cells.is_some(),
+            matches!(a.scheme, Efci | RelativeRate),
+        ),
     ];
     let name = serde_json::to_string(&a.scheme).unwrap();
     for (k, has, ok) in present {
         if has && !ok {
-            return Err(ScenarioError::new(format!("{p}.{k}"), format!("not used by scheme {name}")));
+            return Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                format!("not used by scheme {name}"),
+            ));
         }
     }
     if let Some(u) = a.target_utilization {
         if !(u > 0.0 && u <= 1.0) {
-            return Err(ScenarioError::new(format!("{p}.target_utilization"), format!("must be in (0, 1], got {u}")));
+            return Err(ScenarioError::new(
+                format!("{p}.target_utilization"),
+                format!("must be in (0, 1], got {u}"),
+            ));
         }
     }
     if let Some(v) = a.interval_s {
@@ -1396,21 +1718,40 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     for (k, v) in [("a", a.a), ("b", a.b)] {
         if let Some(v) = v {
             if !(v.is_finite() && v > 1.0) {
-                return Err(ScenarioError::new(format!("{p}.{k}"), format!("must be > 1, got {v}")));
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    format!("must be > 1, got {v}"),
+                ));
             }
         }
     }
     if let Some(q) = a.qdlf {
         if !(q > 0.0 && q <= 1.0) {
-            return Err(ScenarioError::new(format!("{p}.qdlf"), format!("must be in (0, 1], got {q}")));
+            return Err(ScenarioError::new(
+                format!("{p}.qdlf"),
+                format!("must be in (0, 1], got {q}"),
+            ));
         }
     }
     if matches!(a.scheme, Efci | RelativeRate) {
-        let hi = a.high_cells.ok_or_else(|| ScenarioError::new(format!("{p}.high_cells"), format!("required for scheme {name}")))?;
-        let lo = a.low_cells.ok_or_else(|| ScenarioError::new(format!("{p}.low_cells"), format!("required for scheme {name}")))?;
+        let hi = a.high_cells.ok_or_else(|| {
+            ScenarioError::new(
+                format!("{p}.high_cells"),
+                format!("required for scheme {name}"),
+            )
+        })?;
+        let lo = a.low_cells.ok_or_else(|| {
+            ScenarioError::new(
+                format!("{p}.low_cells"),
+                format!("required for scheme {name}"),
+            )
+        })?;
         positive_int(&format!("{p}.high_cells"), hi)?;
         if !(0..=hi).contains(&lo) {
-            return Err(ScenarioError::new(format!("{p}.low_cells"), format!("must be in 0..=high_cells ({hi}), got {lo}")));
+            return Err(ScenarioError::new(
+                format!("{p}.low_cells"),
+                format!("must be in 0..=high_cells ({hi}), got {lo}"),
+            ));
         }
     }
     Ok(())
@@ -1428,33 +1769,79 @@ fn names(kinds: &BTreeMap<&str, NodeKind>) -> String {
 fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     let int_in = |k: &str, v: Option<i64>, lo: i64, hi: i64, why: &str| -> Res<()> {
         match v {
-            Some(v) if !(lo..=hi).contains(&v) => Err(ScenarioError::new(format!("{p}.{k}"), format!("must be in {lo}..={hi}{why}, got {v}"))),
+            Some(v) if !(lo..=hi).contains(&v) => Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                format!("must be in {lo}..={hi}{why}, got {v}"),
+            )),
             _ => Ok(()),
         }
     };
-    int_in("mtu_bytes", t.mtu_bytes, 88, 65_527, " (an AAL5 frame holds at most 65,535 bytes with LLC/SNAP)")?;
+    int_in(
+        "mtu_bytes",
+        t.mtu_bytes,
+        88,
+        65_527,
+        " (an AAL5 frame holds at most 65,535 bytes with LLC/SNAP)",
+    )?;
     let mtu = t.mtu_bytes.unwrap_or(9180);
-    int_in("mss_bytes", t.mss_bytes, 1, mtu - 40, " (MTU minus 40 bytes of TCP/IP headers)")?;
+    int_in(
+        "mss_bytes",
+        t.mss_bytes,
+        1,
+        mtu - 40,
+        " (MTU minus 40 bytes of TCP/IP headers)",
+    )?;
     let mss = t.mss_bytes.unwrap_or(512);
     let scaled = t.window_scale.unwrap_or(false);
     let max_win = if scaled { 65_535i64 << 14 } else { 65_535 };
-    let why = if scaled { " (65,535 x 2^14 with window scaling)" } else { " (set window_scale = true for larger windows)" };
-    int_in("window_bytes", t.window_bytes, mss, max_win, &format!(" (at least one MSS{why})"))?;
+    let why = if scaled {
+        " (65,535 x 2^14 with window scaling)"
+    } else {
+        " (set window_scale = true for larger windows)"
+    };
+    int_in(
+        "window_bytes",
+        t.window_bytes,
+        mss,
+        max_win,
+        &format!(" (at least one MSS{why})"),
+    )?;
     if t.window_bytes.is_none() && mss > 65_535 {
-        return Err(ScenarioError::new(format!("{p}.window_bytes"), "the default window (65,535) is smaller than the MSS"));
+        return Err(ScenarioError::new(
+            format!("{p}.window_bytes"),
+            "the default window (65,535) is smaller than the MSS",
+        ));
     }
-    for (k, v) in [("delack_ms", t.delack_ms), ("timer_granularity_ms", t.timer_granularity_ms), ("rto_min_ms", t.rto_min_ms), ("rto_initial_s", t.rto_initial_s), ("rto_max_s", t.rto_max_s)] {
+    for (k, v) in [
+        ("delack_ms", t.delack_ms),
+        ("timer_granularity_ms", t.timer_granularity_ms),
+        ("rto_min_ms", t.rto_min_ms),
+        ("rto_initial_s", t.rto_initial_s),
+        ("rto_max_s", t.rto_max_s),
+    ] {
         if let Some(v) = v {
             positive(&format!("{p}.{k}"), v)?;
         }
     }
-    let rto_min_s = t.rto_min_ms.unwrap_or(2.0 * t.timer_granularity_ms.unwrap_or(100.0)) / 1e3;
+    let rto_min_s = t
+        .rto_min_ms
+        .unwrap_or(2.0 * t.timer_granularity_ms.unwrap_or(100.0))
+        / 1e3;
     if let Some(m) = t.rto_max_s {
         if m < rto_min_s {
-            return Err(ScenarioError::new(format!("{p}.rto_max_s"), format!("must be >= rto_min ({rto_min_s} s)")));
+            return Err(ScenarioError::new(
+                format!("{p}.rto_max_s"),
+                format!("must be >= rto_min ({rto_min_s} s)"),
+            ));
         }
     }
-    int_in("initial_cwnd_segments", t.initial_cwnd_segments, 1, 1000, "")?;
+    int_in(
+        "initial_cwnd_segments",
+        t.initial_cwnd_segments,
+        1,
+        1000,
+        "",
+    )?;
     int_in("bytes", t.bytes, 1, 1 << 50, "")?;
     Ok(())
 }
@@ -1464,10 +1851,29 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
     let allowed: &[&str] = match s.kind {
         Cbr => &["rate_mbps", "start_s", "stop_s", "frame_bytes"],
         Persistent => &["peak_mbps", "start_s", "stop_s", "frame_bytes"],
-        Onoff => &["peak_mbps", "duty_cycle", "period_s", "exponential", "start_s", "stop_s", "frame_bytes"],
+        Onoff => &[
+            "peak_mbps",
+            "duty_cycle",
+            "period_s",
+            "exponential",
+            "start_s",
+            "stop_s",
+            "frame_bytes",
+        ],
         Mpeg2 => &[
-            "mean_mbps", "std_mbps", "hurst", "fgn", "sources", "min_rate_mbps", "max_rate_mbps", "peak_mbps", "interval_min_s",
-            "interval_max_s", "start_s", "stop_s", "frame_bytes",
+            "mean_mbps",
+            "std_mbps",
+            "hurst",
+            "fgn",
+            "sources",
+            "min_rate_mbps",
+            "max_rate_mbps",
+            "peak_mbps",
+            "interval_min_s",
+            "interval_max_s",
+            "start_s",
+            "stop_s",
+            "frame_bytes",
         ],
         Tcp => &["tcp", "start_s"],
         None => &[],
@@ -1498,11 +1904,20 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         if has && !allowed.contains(&k) {
             return Err(ScenarioError::new(
                 format!("{p}.{k}"),
-                format!("not used by kind {kind}; its keys are: {}", if allowed.is_empty() { "none".into() } else { allowed.join(", ") }),
+                format!(
+                    "not used by kind {kind}; its keys are: {}",
+                    if allowed.is_empty() {
+                        "none".into()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ),
             ));
         }
     }
-    let need = |k: &str, v: Option<f64>| v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")));
+    let need = |k: &str, v: Option<f64>| {
+        v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")))
+    };
     match s.kind {
         Cbr => positive(&format!("{p}.rate_mbps"), need("rate_mbps", s.rate_mbps)?)?,
         Persistent => {
@@ -1514,7 +1929,10 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             positive(&format!("{p}.peak_mbps"), need("peak_mbps", s.peak_mbps)?)?;
             let d = need("duty_cycle", s.duty_cycle)?;
             if !(d > 0.0 && d <= 1.0) {
-                return Err(ScenarioError::new(format!("{p}.duty_cycle"), format!("must be in (0, 1], got {d}")));
+                return Err(ScenarioError::new(
+                    format!("{p}.duty_cycle"),
+                    format!("must be in (0, 1], got {d}"),
+                ));
             }
             positive(&format!("{p}.period_s"), need("period_s", s.period_s)?)?;
         }
@@ -1523,7 +1941,10 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             need("std_mbps", s.std_mbps)?;
             if let Some(n) = s.sources {
                 if !(1..=1000).contains(&n) {
-                    return Err(ScenarioError::new(format!("{p}.sources"), format!("must be an integer in 1..=1000, got {n}")));
+                    return Err(ScenarioError::new(
+                        format!("{p}.sources"),
+                        format!("must be an integer in 1..=1000, got {n}"),
+                    ));
                 }
             }
             use crate::fgn::FgnError as F;
@@ -1541,26 +1962,42 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                 return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
             }
         }
-        Tcp => validate_tcp(&format!("{p}.tcp"), s.tcp.as_ref().unwrap_or(&TcpSpec::default()))?,
+        Tcp => validate_tcp(
+            &format!("{p}.tcp"),
+            s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
+        )?,
         None => {}
     }
     for k in ["rate_mbps", "peak_mbps"] {
-        let v = if k == "rate_mbps" { s.rate_mbps } else { s.peak_mbps };
+        let v = if k == "rate_mbps" {
+            s.rate_mbps
+        } else {
+            s.peak_mbps
+        };
         if let Some(v) = v {
             if v > 1e6 {
-                return Err(ScenarioError::new(format!("{p}.{k}"), "must be at most 1e6"));
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    "must be at most 1e6",
+                ));
             }
         }
     }
     non_negative(&format!("{p}.start_s"), s.start_s)?;
     if let Some(stop) = s.stop_s {
         if !(stop.is_finite() && stop > s.start_s) {
-            return Err(ScenarioError::new(format!("{p}.stop_s"), format!("must be > start_s ({})", s.start_s)));
+            return Err(ScenarioError::new(
+                format!("{p}.stop_s"),
+                format!("must be > start_s ({})", s.start_s),
+            ));
         }
     }
     if let Some(f) = s.frame_bytes {
         if !(1..=crate::wire::AAL5_MAX_SDU as i64).contains(&f) {
-            return Err(ScenarioError::new(format!("{p}.frame_bytes"), format!("must be an integer in 1..=65535 (AAL5 CPCS-SDU), got {f}")));
+            return Err(ScenarioError::new(
+                format!("{p}.frame_bytes"),
+                format!("must be an integer in 1..=65535 (AAL5 CPCS-SDU), got {f}"),
+            ));
         }
     }
     Ok(())
@@ -1623,7 +2060,11 @@ pub(crate) mod tests {
             ("/run/duration_s", (-1.0).into(), "run.duration_s"),
             ("/nodes/1/buffer_cells", 0.into(), "nodes[1].buffer_cells"),
             ("/links/0/b", "Z".into(), "links[0].b"),
-            ("/connections/0/route/1", "Z".into(), "connections[0].route[1]"),
+            (
+                "/connections/0/route/1",
+                "Z".into(),
+                "connections[0].route[1]",
+            ),
             ("/nodes/2/name", "A".into(), "nodes[2].name"),
         ];
         for (ptr, val, path) in cases {
@@ -1644,7 +2085,8 @@ pub(crate) mod tests {
         v["connections"][0]["source"]["duty_cycle"] = 0.5.into();
         assert_eq!(err(v).path, "connections[0].source.duty_cycle");
         let mut v = base_json();
-        v["connections"][0]["source"] = serde_json::json!({"kind": "onoff", "peak_mbps": 10.0, "period_s": 0.01});
+        v["connections"][0]["source"] =
+            serde_json::json!({"kind": "onoff", "peak_mbps": 10.0, "period_s": 0.01});
         assert_eq!(err(v).path, "connections[0].source.duty_cycle");
     }
 
@@ -1656,17 +2098,99 @@ pub(crate) mod tests {
             (serde_json::json!({"mean_mbps": -1.0}), "mean_mbps"),
             (serde_json::json!({"std_mbps": -1.0}), "std_mbps"),
             (serde_json::json!({"max_rate_mbps": 5.0}), "mean_mbps"),
-            (serde_json::json!({"interval_min_s": 0.2, "interval_max_s": 0.1}), "interval_min_s"),
+            (
+                serde_json::json!({"interval_min_s": 0.2, "interval_max_s": 0.1}),
+                "interval_min_s",
+            ),
             (serde_json::json!({"sources": 0}), "sources"),
         ];
         for (change, key) in cases {
             let mut v = base_json();
             let mut src = serde_json::json!({"kind": "mpeg2", "mean_mbps": 7.5, "std_mbps": 7.0});
-            src.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+            src.as_object_mut()
+                .unwrap()
+                .extend(change.as_object().unwrap().clone());
             v["connections"][0]["source"] = src;
             let e = err(v);
-            assert_eq!(e.path, format!("connections[0].source.{key}"), "{change}: {}", e.message);
+            assert_eq!(
+                e.path,
+                format!("connections[0].source.{key}"),
+                "{change}: {}",
+                e.message
+            );
         }
+    }
+
+    #[test]
+    fn tcp_bad_input_has_key_paths() {
+        let cases: Vec<(serde_json::Value, &str, &str)> = vec![
+            (serde_json::json!({"mss_bytes": 0}), "mss_bytes", "1..=9140"),
+            (
+                serde_json::json!({"mss_bytes": 9141}),
+                "mss_bytes",
+                "MTU minus 40",
+            ),
+            (
+                serde_json::json!({"mtu_bytes": 70000}),
+                "mtu_bytes",
+                "65,535",
+            ),
+            (
+                serde_json::json!({"mss_bytes": 1000, "window_bytes": 999}),
+                "window_bytes",
+                "at least one MSS",
+            ),
+            (
+                serde_json::json!({"window_bytes": 1048576}),
+                "window_bytes",
+                "window_scale",
+            ),
+            (
+                serde_json::json!({"timer_granularity_ms": 0.0}),
+                "timer_granularity_ms",
+                "> 0",
+            ),
+            (serde_json::json!({"delack_ms": -1.0}), "delack_ms", "> 0"),
+            (
+                serde_json::json!({"rto_min_ms": 500.0, "rto_max_s": 0.1}),
+                "rto_max_s",
+                "rto_min",
+            ),
+            (
+                serde_json::json!({"recovery": "vegas"}),
+                "recovery",
+                "unknown variant",
+            ),
+            (serde_json::json!({"bytes": 0}), "bytes", "1..="),
+            (
+                serde_json::json!({"windows": 1}),
+                "windows",
+                "unknown field",
+            ),
+        ];
+        for (tcp, key, msg) in cases {
+            let mut v = base_json();
+            v["connections"][0]["source"] = serde_json::json!({"kind": "tcp", "tcp": tcp});
+            let e = err(v);
+            assert_eq!(
+                e.path,
+                format!("connections[0].source.tcp.{key}"),
+                "{tcp}: {}",
+                e.message
+            );
+            assert!(e.message.contains(msg), "{tcp}: {}", e.message);
+        }
+        // a TCP connection's reverse direction carries its ACKs
+        let mut v = base_json();
+        v["connections"][0]["source"] = serde_json::json!({"kind": "tcp"});
+        v["connections"][0]["bidirectional"] = true.into();
+        v["connections"][0]["reverse_source"] =
+            serde_json::json!({"kind": "cbr", "rate_mbps": 1.0});
+        assert_eq!(err(v).path, "connections[0].reverse_source");
+        // stop_s is not a TCP key (a finite transfer is tcp.bytes)
+        let mut v = base_json();
+        v["connections"][0]["source"] = serde_json::json!({"kind": "tcp", "stop_s": 1.0});
+        assert_eq!(err(v).path, "connections[0].source.stop_s");
     }
 
     #[test]
@@ -1675,7 +2199,11 @@ pub(crate) mod tests {
         v["nodes"][1]["cac"] = serde_json::json!({"policy": "greedy"});
         let e = err(v);
         assert_eq!(e.path, "nodes[1].cac.policy");
-        assert!(e.message.contains("unknown variant") && e.message.contains("effective_bandwidth"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown variant") && e.message.contains("effective_bandwidth"),
+            "{}",
+            e.message
+        );
         let mut v = base_json();
         v["nodes"][1]["discard"] = "epd".into();
         v["nodes"][1]["epd_threshold_cells"] = 500.into(); // buffer is 100

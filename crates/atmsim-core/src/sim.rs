@@ -11,21 +11,29 @@
 //! Queue length means cells waiting in the buffer, not counting the one being transmitted;
 //! buffer limits apply to waiting cells.
 
-use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, TcpFeed, Thresholds, RM_DIR};
-use crate::tcp::{TcpReceiver, TcpSender};
-use crate::engine::{Event, EventQueue};
-use crate::policing::{BlockCounter, CacPolicy, CellOutcome, Contract, GcraForm, PortCac, Reservation, ScrStream, Upc, UpcAction, UpcOutcome};
-use crate::metrics::*;
-use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CacPolicySpec, CallSpec, CcrSource, Category, ConnectionSpec, ContractSpec, DiscardSpec, EricaVariant, HoldingSpec, GcraFormSpec, NodeKind, Scenario, SchemeKind, SourceKind, SourceSpec,
-    UpcActionSpec,
+use crate::abr::{
+    AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, TcpFeed, Thresholds, RM_DIR,
 };
+use crate::engine::{Event, EventQueue};
+use crate::metrics::*;
+use crate::policing::{
+    BlockCounter, CacPolicy, CellOutcome, Contract, GcraForm, PortCac, Reservation, ScrStream, Upc,
+    UpcAction, UpcOutcome,
+};
+use crate::scenario::{
+    AbrSchemeSpec, AbrSpec, CacPolicySpec, CallSpec, Category, CcrSource, ConnectionSpec,
+    ContractSpec, DiscardSpec, EricaVariant, GcraFormSpec, HoldingSpec, NodeKind, Scenario,
+    SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
+};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::*;
-use crate::traffic::{Asks, stream, AnySource, Application, Cbr, Ctx, OnOff, Rng};
+use crate::traffic::{stream, AnySource, Application, Asks, Cbr, Ctx, OnOff, Rng};
 use crate::video::Multiplex;
-use rand_distr::{Distribution, Exp};
-use crate::wire::{aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS};
+use crate::wire::{
+    aal5_cells, Cell, FrameEvent, Reassembler, CELL_PAYLOAD, H_CLP, H_EOF, H_ERR, H_MIS,
+};
 use rand::RngExt;
+use rand_distr::{Distribution, Exp};
 use std::collections::{BTreeMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
@@ -181,17 +189,21 @@ impl ClassSched {
     /// the port's cell slots still averages its exact rate.
     fn served(&mut self, c: usize, now: SimTime) {
         if self.min_t[c] > 0 {
-            self.min_tat[c] = self.min_tat[c].max(now.saturating_sub(self.min_t[c])) + self.min_t[c];
+            self.min_tat[c] =
+                self.min_tat[c].max(now.saturating_sub(self.min_t[c])) + self.min_t[c];
         }
         if self.max_t[c] > 0 {
-            self.max_tat[c] = self.max_tat[c].max(now.saturating_sub(self.max_t[c])) + self.max_t[c];
+            self.max_tat[c] =
+                self.max_tat[c].max(now.saturating_sub(self.max_t[c])) + self.max_t[c];
         }
     }
 
     /// The category to serve now, or the earliest time one may be served.
     fn pick(&mut self, nonempty: [bool; 5], now: SimTime) -> Result<usize, SimTime> {
         let ok = |s: &Self, c: usize| nonempty[c] && s.allowed(c, now);
-        if let Some(&c) = self.order.iter().find(|&&c| ok(self, c as usize) && self.min_t[c as usize] > 0 && now >= self.min_tat[c as usize]) {
+        if let Some(&c) = self.order.iter().find(|&&c| {
+            ok(self, c as usize) && self.min_t[c as usize] > 0 && now >= self.min_tat[c as usize]
+        }) {
             return Ok(c as usize);
         }
         if self.wrr {
@@ -210,7 +222,11 @@ impl ClassSched {
         } else if let Some(&c) = self.order.iter().find(|&&c| ok(self, c as usize)) {
             return Ok(c as usize);
         }
-        Err((0..5).filter(|&c| nonempty[c]).map(|c| self.max_tat[c]).min().unwrap_or(now))
+        Err((0..5)
+            .filter(|&c| nonempty[c])
+            .map(|c| self.max_tat[c])
+            .min()
+            .unwrap_or(now))
     }
 }
 
@@ -230,7 +246,9 @@ impl Shaper {
         use crate::policing::{increment_ps, VirtualScheduling};
         Shaper {
             pcr: VirtualScheduling::new(increment_ps(c.pcr_mbps), c.cdvt_ps),
-            scr: c.scr_mbps.map(|s| VirtualScheduling::new(increment_ps(s), c.bt_ps())),
+            scr: c
+                .scr_mbps
+                .map(|s| VirtualScheduling::new(increment_ps(s), c.bt_ps())),
             queue: VecDeque::new(),
             pending: false,
             max_queue: 0,
@@ -240,7 +258,9 @@ impl Shaper {
     /// The earliest time a cell conforms to every bucket.
     fn earliest(&self) -> SimTime {
         let p = self.pcr.tat().saturating_sub(self.pcr.limit_ps());
-        self.scr.as_ref().map_or(p, |s| p.max(s.tat().saturating_sub(s.limit_ps())))
+        self.scr
+            .as_ref()
+            .map_or(p, |s| p.max(s.tat().saturating_sub(s.limit_ps())))
     }
 
     fn take(&mut self, t: SimTime) {
@@ -446,10 +466,15 @@ fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         SourceKind::None => AnySource::Idle,
         SourceKind::Tcp => AnySource::Tcp(Box::new(TcpSender::new(tcp_params(s)))),
         SourceKind::Mpeg2 => AnySource::Video(Box::new(
-            Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize).expect("validated video parameters"),
+            Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize)
+                .expect("validated video parameters"),
         )),
         SourceKind::Cbr => AnySource::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
-        SourceKind::Persistent => AnySource::Cbr(Cbr::new(s.peak_mbps.unwrap_or(first_link_mbps), start, stop)),
+        SourceKind::Persistent => AnySource::Cbr(Cbr::new(
+            s.peak_mbps.unwrap_or(first_link_mbps),
+            start,
+            stop,
+        )),
         SourceKind::Onoff => AnySource::OnOff(OnOff::new(
             s.peak_mbps.unwrap_or(0.0),
             s.duty_cycle.unwrap_or(1.0),
@@ -476,7 +501,11 @@ fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
         Some(GcraFormSpec::LeakyBucket) => GcraForm::LeakyBucket,
         _ => GcraForm::VirtualScheduling,
     };
-    let stream = if u.scr_clp0_only.unwrap_or(true) { ScrStream::Clp0 } else { ScrStream::Clp0Plus1 };
+    let stream = if u.scr_clp0_only.unwrap_or(true) {
+        ScrStream::Clp0
+    } else {
+        ScrStream::Clp0Plus1
+    };
     Some(Box::new(Upc::from_contract(
         &contract,
         form,
@@ -518,14 +547,23 @@ fn abr_feed(s: &SourceSpec) -> Feed {
         AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
         AnySource::OnOff(o) => Feed::OnOff(o),
         AnySource::Video(v) => Feed::Video(v),
-        AnySource::Tcp(t) => Feed::Tcp(Box::new(TcpFeed { tcp: *t, queue: Default::default() })),
+        AnySource::Tcp(t) => Feed::Tcp(Box::new(TcpFeed {
+            tcp: *t,
+            queue: Default::default(),
+        })),
         _ => Feed::Persistent { start, stop },
     }
 }
 
 fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
-    let Some(a) = spec else { return PortScheme::None };
-    let th = || Thresholds { high: a.high_cells.unwrap_or(0) as u32, low: a.low_cells.unwrap_or(0) as u32, congested: false };
+    let Some(a) = spec else {
+        return PortScheme::None;
+    };
+    let th = || Thresholds {
+        high: a.high_cells.unwrap_or(0) as u32,
+        low: a.low_cells.unwrap_or(0) as u32,
+        congested: false,
+    };
     match a.scheme {
         SchemeKind::None => PortScheme::None,
         SchemeKind::Efci => PortScheme::Efci(th()),
@@ -575,9 +613,19 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// A flow along `route` (node names).
-    fn flow(&self, name: String, route: &[String], category: Category, frame: Option<u32>, backward: bool) -> Flow {
+    fn flow(
+        &self,
+        name: String,
+        route: &[String],
+        category: Category,
+        frame: Option<u32>,
+        backward: bool,
+    ) -> Flow {
         let ids: Vec<u32> = route.iter().map(|n| self.node_id[n]).collect();
-        let fports: Vec<u32> = ids.windows(2).map(|w| self.port_id[&(w[0], w[1])]).collect();
+        let fports: Vec<u32> = ids
+            .windows(2)
+            .map(|w| self.port_id[&(w[0], w[1])])
+            .collect();
         Flow {
             name,
             category,
@@ -608,28 +656,48 @@ impl Builder<'_> {
 
     /// An endpoint on `flow` with its own random stream named `key`.
     fn endpoint(&self, flow: usize, app: AnySource, key: String) -> Endpoint {
-        Endpoint { flow: flow as u32, app, rng: stream(self.sc.run.seed, &key), timer_at: None, acr_mark: 0.0, tcp_mark: None }
+        Endpoint {
+            flow: flow as u32,
+            app,
+            rng: stream(self.sc.run.seed, &key),
+            timer_at: None,
+            acr_mark: 0.0,
+            tcp_mark: None,
+        }
     }
 
     /// The flows (one per direction, per ABR segment) and endpoints of one connection.
     fn connection(&self, c: &ConnectionSpec, flows: &mut Vec<Flow>, endpoints: &mut Vec<Endpoint>) {
         let (sc, ports, link_mbps, node_id) = (self.sc, self.ports, self.link_mbps, self.node_id);
-        let new_flow = |name, route: &[String], category, frame, backward| self.flow(name, route, category, frame, backward);
+        let new_flow = |name, route: &[String], category, frame, backward| {
+            self.flow(name, route, category, frame, backward)
+        };
         let endpoint = |flow, app, key| self.endpoint(flow, app, key);
         {
             let frame = c.source.frame_bytes.map(|f| f as u32);
-            let first_rate = |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
+            let first_rate =
+                |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
             let Some(abr) = &c.abr else {
                 // a plain connection: the source, and optionally traffic on the reverse direction
                 let fwd = flows.len();
                 flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
                 let src = endpoints.len();
-                endpoints.push(endpoint(fwd, source_app(&c.source, first_rate(&c.route)), format!("connections.{}.source", c.name)));
+                endpoints.push(endpoint(
+                    fwd,
+                    source_app(&c.source, first_rate(&c.route)),
+                    format!("connections.{}.source", c.name),
+                ));
                 if c.source.kind == SourceKind::Tcp {
                     // segments one way, ACKs the other, both as AAL5 frames
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
-                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+                    flows.push(new_flow(
+                        format!("{}.reverse", c.name),
+                        &route,
+                        c.category,
+                        None,
+                        false,
+                    ));
                     flows[fwd].pair = rev as u32;
                     flows[rev].pair = fwd as u32;
                     flows[fwd].framed = true;
@@ -637,21 +705,39 @@ impl Builder<'_> {
                     flows[fwd].rx_endpoint = endpoints.len() as u32;
                     flows[rev].rx_endpoint = src as u32;
                     let rx = TcpReceiver::new(tcp_params(&c.source));
-                    endpoints.push(endpoint(rev, AnySource::TcpSink(Box::new(rx)), format!("connections.{}.tcp_receiver", c.name)));
+                    endpoints.push(endpoint(
+                        rev,
+                        AnySource::TcpSink(Box::new(rx)),
+                        format!("connections.{}.tcp_receiver", c.name),
+                    ));
                     return;
                 }
                 if c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
-                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
-                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
+                    let rframe = c
+                        .reverse_source
+                        .as_ref()
+                        .and_then(|s| s.frame_bytes)
+                        .map(|f| f as u32);
+                    flows.push(new_flow(
+                        format!("{}.reverse", c.name),
+                        &route,
+                        c.category,
+                        rframe,
+                        false,
+                    ));
                     flows[fwd].pair = rev as u32;
                     flows[rev].pair = fwd as u32;
                     if let Some(rs) = &c.reverse_source {
                         // each direction's cells reach the application sending the other way
                         flows[fwd].rx_endpoint = endpoints.len() as u32;
                         flows[rev].rx_endpoint = src as u32;
-                        endpoints.push(endpoint(rev, source_app(rs, first_rate(&route)), format!("connections.{}.reverse_source", c.name)));
+                        endpoints.push(endpoint(
+                            rev,
+                            source_app(rs, first_rate(&route)),
+                            format!("connections.{}.reverse_source", c.name),
+                        ));
                     }
                 }
                 return;
@@ -661,26 +747,55 @@ impl Builder<'_> {
             let n = c.route.len();
             let mut bounds = vec![0];
             bounds.extend((1..n - 1).filter(|&k| {
-                sc.nodes[node_id[&c.route[k]] as usize].abr.as_ref().is_some_and(|a| a.vsvd == Some(true))
+                sc.nodes[node_id[&c.route[k]] as usize]
+                    .abr
+                    .as_ref()
+                    .is_some_and(|a| a.vsvd == Some(true))
             }));
             bounds.push(n - 1);
             let mut prev: Option<usize> = None;
             for (i, w) in bounds.windows(2).enumerate() {
                 let seg = &c.route[w[0]..=w[1]];
-                let name = if i == 0 { c.name.clone() } else { format!("{}.seg{i}", c.name) };
+                let name = if i == 0 {
+                    c.name.clone()
+                } else {
+                    format!("{}.seg{i}", c.name)
+                };
                 let fwd = flows.len();
                 flows.push(new_flow(name.clone(), seg, c.category, frame, false));
                 let back: Vec<String> = seg.iter().rev().cloned().collect();
                 let rev = flows.len();
-                flows.push(new_flow(format!("{name}.reverse"), &back, c.category, None, true));
+                flows.push(new_flow(
+                    format!("{name}.reverse"),
+                    &back,
+                    c.category,
+                    None,
+                    true,
+                ));
                 flows[fwd].pair = rev as u32;
                 flows[rev].pair = fwd as u32;
-                let one_way: u64 = flows[fwd].ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+                let one_way: u64 = flows[fwd]
+                    .ports
+                    .iter()
+                    .map(|&p| ports[p as usize].delay_ps)
+                    .sum();
                 let params = abr_params(abr, first_rate(seg), 2 * one_way);
-                let feed = if i == 0 { abr_feed(&c.source) } else { Feed::Relay(VecDeque::new()) };
-                let key = if i == 0 { format!("connections.{}", c.name) } else { format!("connections.{}.seg{i}", c.name) };
+                let feed = if i == 0 {
+                    abr_feed(&c.source)
+                } else {
+                    Feed::Relay(VecDeque::new())
+                };
+                let key = if i == 0 {
+                    format!("connections.{}", c.name)
+                } else {
+                    format!("connections.{}.seg{i}", c.name)
+                };
                 let src = endpoints.len();
-                endpoints.push(endpoint(fwd, AnySource::Abr(Box::new(AbrSource::new(params, feed))), format!("{key}.source")));
+                endpoints.push(endpoint(
+                    fwd,
+                    AnySource::Abr(Box::new(AbrSource::new(params, feed))),
+                    format!("{key}.source"),
+                ));
                 let dst = endpoints.len();
                 let mut des = AbrDest::default();
                 if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
@@ -688,7 +803,11 @@ impl Builder<'_> {
                     flows[fwd].framed = true;
                     flows[rev].framed = true;
                 }
-                endpoints.push(endpoint(rev, AnySource::AbrDest(des), format!("{key}.abr_destination")));
+                endpoints.push(endpoint(
+                    rev,
+                    AnySource::AbrDest(des),
+                    format!("{key}.abr_destination"),
+                ));
                 flows[fwd].rx_endpoint = dst as u32;
                 flows[rev].rx_endpoint = src as u32;
                 if let Some(p) = prev {
@@ -700,14 +819,33 @@ impl Builder<'_> {
         }
     }
 
-
     /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
-    fn calls(&self, i: usize, spec: &CallSpec, flows: &mut Vec<Flow>, endpoints: &mut Vec<Endpoint>) -> CallClass {
-        let (sc, ports, link_mbps, node_id, port_id) = (self.sc, self.ports, self.link_mbps, self.node_id, self.port_id);
+    fn calls(
+        &self,
+        i: usize,
+        spec: &CallSpec,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) -> CallClass {
+        let (sc, ports, link_mbps, node_id, port_id) = (
+            self.sc,
+            self.ports,
+            self.link_mbps,
+            self.node_id,
+            self.port_id,
+        );
         let c = &spec.connection;
-        let contract = contract_of(c.contract.as_ref().expect("validated: calls have contracts"));
+        let contract = contract_of(
+            c.contract
+                .as_ref()
+                .expect("validated: calls have contracts"),
+        );
         let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
-        let cac_ports: Vec<u32> = ids.windows(2).map(|w| port_id[&(w[0], w[1])]).filter(|&p| ports[p as usize].cac.is_some()).collect();
+        let cac_ports: Vec<u32> = ids
+            .windows(2)
+            .map(|w| port_id[&(w[0], w[1])])
+            .filter(|&p| ports[p as usize].cac.is_some())
+            .collect();
         let k = spec.max_active.map(|m| m as usize).unwrap_or_else(|| {
             let fit = cac_ports
                 .iter()
@@ -724,7 +862,10 @@ impl Builder<'_> {
         for s in 0..k {
             let mut slot = c.clone();
             slot.name = format!("{}#{s}", c.name);
-            slot.source = SourceSpec { kind: SourceKind::None, ..c.source.clone() };
+            slot.source = SourceSpec {
+                kind: SourceKind::None,
+                ..c.source.clone()
+            };
             let (f, e) = (flows.len() as u32, endpoints.len() as u32);
             self.connection(&slot, flows, endpoints);
             slots.push((f, e, Vec::new()));
@@ -750,7 +891,6 @@ impl Builder<'_> {
             max_active: 0,
         }
     }
-
 }
 
 impl Simulation {
@@ -760,7 +900,12 @@ impl Simulation {
     pub fn build(sc: &Scenario) -> Result<Simulation, crate::scenario::ScenarioError> {
         let end = secs_to_ps(sc.run.duration_s);
         let warmup = secs_to_ps(sc.run.warmup_s);
-        let sample_ps = secs_to_ps(sc.run.sample_interval_s.unwrap_or(sc.run.duration_s / 1000.0)).max(1);
+        let sample_ps = secs_to_ps(
+            sc.run
+                .sample_interval_s
+                .unwrap_or(sc.run.duration_s / 1000.0),
+        )
+        .max(1);
         let mut node_id = BTreeMap::new();
         let nodes: Vec<Node> = sc
             .nodes
@@ -768,7 +913,11 @@ impl Simulation {
             .enumerate()
             .map(|(i, n)| {
                 node_id.insert(n.name.clone(), i as u32);
-                Node { name: n.name.clone(), kind: n.kind, fabric_ps: us_to_ps(n.fabric_delay_us) }
+                Node {
+                    name: n.name.clone(),
+                    kind: n.kind,
+                    fabric_ps: us_to_ps(n.fabric_delay_us),
+                }
             })
             .collect();
         let mut ports = Vec::new();
@@ -784,9 +933,17 @@ impl Simulation {
             for (from, to) in [(a, b), (b, a)] {
                 let spec = &sc.nodes[from as usize];
                 let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
-                let limit = ps.and_then(|p| p.buffer_cells).or(spec.buffer_cells).map(|v| v as u32).unwrap_or(NONE);
-                let cb = ps.and_then(|p| p.class_buffer_cells.clone()).or(spec.class_buffer_cells.clone()).unwrap_or_default();
-                let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr].map(|v| v.map(|v| v as u32).unwrap_or(NONE));
+                let limit = ps
+                    .and_then(|p| p.buffer_cells)
+                    .or(spec.buffer_cells)
+                    .map(|v| v as u32)
+                    .unwrap_or(NONE);
+                let cb = ps
+                    .and_then(|p| p.class_buffer_cells.clone())
+                    .or(spec.class_buffer_cells.clone())
+                    .unwrap_or_default();
+                let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr]
+                    .map(|v| v.map(|v| v as u32).unwrap_or(NONE));
                 let order = match &spec.priority {
                     Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
                     None => [0, 1, 2, 3, 4],
@@ -810,18 +967,29 @@ impl Simulation {
                     class_len: [0; 5],
                     limit,
                     class_limit,
-                    clp1_threshold: ps.and_then(|p| p.clp1_threshold_cells).or(spec.clp1_threshold_cells).map(|v| v as u32).unwrap_or(NONE),
+                    clp1_threshold: ps
+                        .and_then(|p| p.clp1_threshold_cells)
+                        .or(spec.clp1_threshold_cells)
+                        .map(|v| v as u32)
+                        .unwrap_or(NONE),
                     sched: ClassSched::from_spec(spec, order),
-                    cac: spec.cac.as_ref().filter(|_| spec.kind == NodeKind::Switch).map(|c| {
-                        let policy = match c.policy {
-                            CacPolicySpec::Peak => CacPolicy::Peak,
-                            CacPolicySpec::Sustainable => CacPolicy::Sustainable,
-                            CacPolicySpec::EffectiveBandwidth => {
-                                CacPolicy::EffectiveBandwidth { buffer_cells: c.buffer_cells.unwrap_or(1000.0), clr: c.clr.unwrap_or(1e-6) }
-                            }
-                        };
-                        PortCac::new(l.rate_mbps, policy)
-                    }),
+                    cac: spec
+                        .cac
+                        .as_ref()
+                        .filter(|_| spec.kind == NodeKind::Switch)
+                        .map(|c| {
+                            let policy = match c.policy {
+                                CacPolicySpec::Peak => CacPolicy::Peak,
+                                CacPolicySpec::Sustainable => CacPolicy::Sustainable,
+                                CacPolicySpec::EffectiveBandwidth => {
+                                    CacPolicy::EffectiveBandwidth {
+                                        buffer_cells: c.buffer_cells.unwrap_or(1000.0),
+                                        clr: c.clr.unwrap_or(1e-6),
+                                    }
+                                }
+                            };
+                            PortCac::new(l.rate_mbps, policy)
+                        }),
                     cac_max_bps: 0,
                     frames: match spec.discard {
                         None | Some(DiscardSpec::Tail) => None,
@@ -839,7 +1007,11 @@ impl Simulation {
                     pipe: VecDeque::with_capacity(in_flight_max),
                     delay_ps,
                     arrive_pending: false,
-                    scheme: port_scheme(if spec.kind == NodeKind::Switch { ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref()) } else { None }),
+                    scheme: port_scheme(if spec.kind == NodeKind::Switch {
+                        ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref())
+                    } else {
+                        None
+                    }),
                     hp_tx: 0,
                     hp_mark: 0,
                     impair: l.impairment.as_ref().map(|im| {
@@ -851,9 +1023,19 @@ impl Simulation {
                             variation_ps: im.delay_variation_us * 1e6,
                             last_at: 0,
                             crossing: Vec::new(),
-                            scripted: if l.a == spec.name { im.drop_cells_a_to_b.clone() } else { im.drop_cells_b_to_a.clone() },
+                            scripted: if l.a == spec.name {
+                                im.drop_cells_a_to_b.clone()
+                            } else {
+                                im.drop_cells_b_to_a.clone()
+                            },
                             counted: 0,
-                            rng: stream(sc.run.seed, &format!("links.{}->{}.impairment", nodes[from as usize].name, nodes[to as usize].name)),
+                            rng: stream(
+                                sc.run.seed,
+                                &format!(
+                                    "links.{}->{}.impairment",
+                                    nodes[from as usize].name, nodes[to as usize].name
+                                ),
+                            ),
                         })
                     }),
                     stats: PortStats::default(),
@@ -867,13 +1049,22 @@ impl Simulation {
                 for to in &g.ports {
                     ports[port_id[&(from, node_id[to])] as usize].group = groups.len() as u32;
                 }
-                groups.push(Group { limit: g.buffer_cells as u32, used: 0 });
+                groups.push(Group {
+                    limit: g.buffer_cells as u32,
+                    used: 0,
+                });
             }
         }
         let mut flows: Vec<Flow> = Vec::new();
         let mut endpoints: Vec<Endpoint> = Vec::new();
         let mut ports = ports;
-        let b = Builder { sc, ports: &ports, link_mbps: &link_mbps, node_id: &node_id, port_id: &port_id };
+        let b = Builder {
+            sc,
+            ports: &ports,
+            link_mbps: &link_mbps,
+            node_id: &node_id,
+            port_id: &port_id,
+        };
         for c in &sc.connections {
             let first_flow = flows.len();
             b.connection(c, &mut flows, &mut endpoints);
@@ -881,7 +1072,10 @@ impl Simulation {
             let f = &mut flows[first_flow];
             f.upc = upc_of(c);
             if c.source.shape == Some(true) {
-                f.shaper = c.contract.as_ref().map(|k| Box::new(Shaper::new(&contract_of(k))));
+                f.shaper = c
+                    .contract
+                    .as_ref()
+                    .map(|k| Box::new(Shaper::new(&contract_of(k))));
             }
             if let Some(m) = &c.propose_contract {
                 let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
@@ -895,7 +1089,10 @@ impl Simulation {
             }
             if let Some(q) = &c.qos {
                 f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
-                f.blocks = BlockCounter::new(q.secb_block_cells.unwrap_or(128) as u32, q.secb_max_bad.unwrap_or(4) as u32);
+                f.blocks = BlockCounter::new(
+                    q.secb_block_cells.unwrap_or(128) as u32,
+                    q.secb_max_bad.unwrap_or(4) as u32,
+                );
             }
         }
         let mut calls = Vec::new();
@@ -907,14 +1104,21 @@ impl Simulation {
         for (i, c) in sc.connections.iter().enumerate() {
             let (contract, key) = match (&c.contract, &c.abr) {
                 (Some(k), _) => (contract_of(k), "contract"),
-                (None, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps"),
+                (None, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => {
+                    (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps")
+                }
                 _ => continue,
             };
             for w in c.route.windows(2) {
                 let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
                 let port = &mut ports[p];
-                let Some(cac) = port.cac.as_mut() else { continue };
-                let (need, free) = (cac.policy().bandwidth(&contract), cac.available_bps() as f64 / 1e6);
+                let Some(cac) = port.cac.as_mut() else {
+                    continue;
+                };
+                let (need, free) = (
+                    cac.policy().bandwidth(&contract),
+                    cac.available_bps() as f64 / 1e6,
+                );
                 if cac.admit(&contract).is_none() {
                     return Err(crate::scenario::ScenarioError::new(
                         format!("connections[{i}].{key}"),
@@ -924,7 +1128,9 @@ impl Simulation {
                 port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
             }
         }
-        let mut sim = Self::finish_build(end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints);
+        let mut sim = Self::finish_build(
+            end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints,
+        );
         for (i, c) in calls.iter().enumerate() {
             let t = secs_to_ps(sc.calls[i].start_s);
             if t < c.stop.min(sim.end) {
@@ -940,13 +1146,17 @@ impl Simulation {
         let now = self.now;
         let in_window = now >= self.warmup;
         let cls = &mut self.calls[c as usize];
-        let gap = Exp::new(cls.rate_per_s).expect("validated rate").sample(&mut cls.rng);
+        let gap = Exp::new(cls.rate_per_s)
+            .expect("validated rate")
+            .sample(&mut cls.rng);
         let next = now + secs_to_ps(gap).max(1);
         if next < cls.stop.min(self.end) {
             self.queue.push(next, Event::CallArrival(c));
         }
         let hold_s = if cls.exponential {
-            Exp::new(1.0 / cls.holding_mean_s).expect("validated holding").sample(&mut cls.rng)
+            Exp::new(1.0 / cls.holding_mean_s)
+                .expect("validated holding")
+                .sample(&mut cls.rng)
         } else {
             cls.holding_mean_s
         };
@@ -968,7 +1178,11 @@ impl Simulation {
             }
         }
         let cls = &mut self.calls[c as usize];
-        let slot = if held.len() == route_ports.len() { cls.free.pop() } else { None };
+        let slot = if held.len() == route_ports.len() {
+            cls.free.pop()
+        } else {
+            None
+        };
         let Some(slot) = slot else {
             if in_window {
                 if held.len() == route_ports.len() {
@@ -978,7 +1192,11 @@ impl Simulation {
                 }
             }
             for (r, &p) in held.into_iter().zip(&route_ports) {
-                self.ports[p as usize].cac.as_mut().expect("CAC port").release(r);
+                self.ports[p as usize]
+                    .cac
+                    .as_mut()
+                    .expect("CAC port")
+                    .release(r);
             }
             return;
         };
@@ -991,7 +1209,11 @@ impl Simulation {
         let (_, e, res) = &mut cls.slots[slot as usize];
         *res = held;
         let e = *e;
-        let spec = SourceSpec { start_s: ps_to_secs(now), stop_s: Some(ps_to_secs(end)), ..cls.source.clone() };
+        let spec = SourceSpec {
+            start_s: ps_to_secs(now),
+            stop_s: Some(ps_to_secs(end)),
+            ..cls.source.clone()
+        };
         let app = source_app(&spec, cls.first_link_mbps);
         let ep = &mut self.endpoints[e as usize];
         ep.app = app;
@@ -1012,7 +1234,11 @@ impl Simulation {
         let held = std::mem::take(res);
         let e = *e;
         for (r, &p) in held.into_iter().zip(&cls.ports) {
-            self.ports[p as usize].cac.as_mut().expect("CAC port").release(r);
+            self.ports[p as usize]
+                .cac
+                .as_mut()
+                .expect("CAC port")
+                .release(r);
         }
         cls.free.push(slot);
         cls.active -= 1;
@@ -1059,7 +1285,14 @@ impl Simulation {
             sim.queue.push(sample_ps, Event::Sample);
         }
         for flow in sim.flows.iter_mut() {
-            flow.base_ps = flow.ports.iter().map(|&p| CELL_BIT_PS.div_ceil(sim.ports[p as usize].rate_bps) + sim.ports[p as usize].delay_ps).sum();
+            flow.base_ps = flow
+                .ports
+                .iter()
+                .map(|&p| {
+                    CELL_BIT_PS.div_ceil(sim.ports[p as usize].rate_bps)
+                        + sim.ports[p as usize].delay_ps
+                })
+                .sum();
         }
         for (f, flow) in sim.flows.iter().enumerate() {
             for (h, &p) in flow.ports.iter().enumerate() {
@@ -1235,7 +1468,14 @@ impl Simulation {
         let now = self.now;
         let warm = now >= self.warmup;
         let f = &mut self.flows[flow as usize];
-        let mut cell = Cell { created: now, flow, seq: f.tx_seq, len, tag, ..Default::default() };
+        let mut cell = Cell {
+            created: now,
+            flow,
+            seq: f.tx_seq,
+            len,
+            tag,
+            ..Default::default()
+        };
         f.tx_seq = f.tx_seq.wrapping_add(1);
         if eof {
             cell.hdr |= H_EOF;
@@ -1273,7 +1513,9 @@ impl Simulation {
         let f = &mut self.flows[flow as usize];
         let sh = f.shaper.as_mut().expect("a shaper event has a shaper");
         sh.pending = false;
-        let Some(cell) = sh.queue.pop_front() else { return };
+        let Some(cell) = sh.queue.pop_front() else {
+            return;
+        };
         sh.take(now);
         if !sh.queue.is_empty() {
             sh.pending = true;
@@ -1312,7 +1554,9 @@ impl Simulation {
     #[inline]
     fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
-        if cls == Category::Abr as usize && !matches!(self.ports[p as usize].scheme, PortScheme::None) {
+        if cls == Category::Abr as usize
+            && !matches!(self.ports[p as usize].scheme, PortScheme::None)
+        {
             self.abr_input(p, &mut cell);
         }
         let mut frame_state = None;
@@ -1324,7 +1568,9 @@ impl Simulation {
             let (next, refuse) = match st {
                 FD_EPD => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
                 FD_PPD if !eof => (FD_PPD, Some(DropReason::Ppd)),
-                FD_IDLE if port.qlen >= fd.epd_threshold => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
+                FD_IDLE if port.qlen >= fd.epd_threshold => {
+                    (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd))
+                }
                 _ => (if eof { FD_IDLE } else { FD_IN_FRAME }, None),
             };
             fd.vcs[cell.flow as usize] = next;
@@ -1335,7 +1581,11 @@ impl Simulation {
             frame_state = Some(fd.ppd && !eof);
         }
         let port = &mut self.ports[p as usize];
-        if port.qlen == 0 && !port.tx_pending && port.busy_until <= now && port.sched.as_ref().is_none_or(|s| s.allowed(cls, now)) {
+        if port.qlen == 0
+            && !port.tx_pending
+            && port.busy_until <= now
+            && port.sched.as_ref().is_none_or(|s| s.allowed(cls, now))
+        {
             if let Some(s) = &mut port.sched {
                 s.served(cls, now);
             }
@@ -1348,7 +1598,9 @@ impl Simulation {
             Some(DropReason::Clp1Threshold)
         } else if port.class_len[cls] >= port.class_limit[cls] {
             Some(DropReason::ClassBufferFull)
-        } else if port.group != NONE && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit {
+        } else if port.group != NONE
+            && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit
+        {
             Some(DropReason::SharedBufferFull)
         } else {
             None
@@ -1424,7 +1676,9 @@ impl Simulation {
         let hp = port.hp_tx - port.hp_mark;
         port.hp_mark = port.hp_tx;
         let q = port.class_len[Category::Abr as usize];
-        let PortScheme::Erica(e) = &mut port.scheme else { return };
+        let PortScheme::Erica(e) = &mut port.scheme else {
+            return;
+        };
         if let Some(r) = e.end_interval(now, line, hp, q, in_window) {
             let s = &mut self.series;
             s.abr_time_s.push(ps_to_secs(now));
@@ -1496,7 +1750,12 @@ impl Simulation {
                 let others = im.crossing.iter().filter(|(f, _)| *f != cell.flow).count();
                 if others > 0 {
                     let k = im.rng.random_range(0..others);
-                    let &(f, h) = im.crossing.iter().filter(|(f, _)| *f != cell.flow).nth(k).expect("k < others");
+                    let &(f, h) = im
+                        .crossing
+                        .iter()
+                        .filter(|(f, _)| *f != cell.flow)
+                        .nth(k)
+                        .expect("k < others");
                     let lost = cell;
                     cell.flow = f;
                     cell.hop = h;
@@ -1506,7 +1765,11 @@ impl Simulation {
             }
             let port = &mut self.ports[p as usize];
             let im = port.impair.as_mut().expect("checked");
-            let jitter = if im.variation_ps > 0.0 { (im.rng.random::<f64>() * im.variation_ps) as SimDuration } else { 0 };
+            let jitter = if im.variation_ps > 0.0 {
+                (im.rng.random::<f64>() * im.variation_ps) as SimDuration
+            } else {
+                0
+            };
             at = (at + im.extra_ps + jitter).max(im.last_at);
             im.last_at = at;
         }
@@ -1578,7 +1841,10 @@ impl Simulation {
         if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
             // usage parameter control at the network ingress (the first switch)
             let now = self.now;
-            let upc = self.flows[cell.flow as usize].upc.as_mut().expect("checked");
+            let upc = self.flows[cell.flow as usize]
+                .upc
+                .as_mut()
+                .expect("checked");
             match upc.police(now, cell.hdr & H_CLP != 0) {
                 UpcOutcome::Pass => {}
                 UpcOutcome::Tag => cell.hdr |= H_CLP,
@@ -1627,7 +1893,11 @@ impl Simulation {
                     f.blocks.record(CellOutcome::Lost);
                 }
             }
-            f.blocks.record(if errored { CellOutcome::Errored } else { CellOutcome::Delivered });
+            f.blocks.record(if errored {
+                CellOutcome::Errored
+            } else {
+                CellOutcome::Delivered
+            });
         }
         if !cell.is_rm() {
             f.rx_next = Some(cell.seq.wrapping_add(1));
@@ -1652,7 +1922,10 @@ impl Simulation {
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
         } else if f.framed {
-            match f.reasm.on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored) {
+            match f
+                .reasm
+                .on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored)
+            {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
                     frame_done = Some((len as u32, cell.tag));
@@ -1674,7 +1947,11 @@ impl Simulation {
         // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
         // destination; elsewhere everything goes to the application at the far end
         let (vs, next) = (f.vs_endpoint, f.vs_next);
-        let e = if vs != NONE && !cell.is_rm() { vs } else { f.rx_endpoint };
+        let e = if vs != NONE && !cell.is_rm() {
+            vs
+        } else {
+            f.rx_endpoint
+        };
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
             let mut ctx = Ctx::new(now, &mut ep.rng);
@@ -1717,7 +1994,9 @@ impl Simulation {
             self.series.port_time_s.push(ts);
             self.series.port_index.push(i as u32);
             self.series.port_queue_cells.push(p.qlen);
-            self.series.port_utilization.push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
+            self.series
+                .port_utilization
+                .push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
         }
         for ep in &self.endpoints {
             if let AnySource::Abr(a) = &ep.app {
@@ -1738,7 +2017,9 @@ impl Simulation {
             f.stats.sample_rx = f.stats.rx_total;
             self.series.conn_time_s.push(ts);
             self.series.conn_index.push(i as u32);
-            self.series.conn_throughput_mbps.push(cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6);
+            self.series
+                .conn_throughput_mbps
+                .push(cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6);
         }
         let next = (self.samples_taken + 1) * self.sample_ps;
         if next < self.end {
@@ -1780,7 +2061,12 @@ impl Simulation {
         for p in &self.ports {
             let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
             n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
-            n += p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count() as u64;
+            n += p
+                .queues
+                .iter()
+                .flat_map(|q| q.iter())
+                .filter(|c| ours(c))
+                .count() as u64;
         }
         // cells still held by the source's shaper were sent by the application
         if let Some(sh) = &self.flows[flow as usize].shaper {
@@ -1791,18 +2077,28 @@ impl Simulation {
 
     /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
     pub fn frames_in_network(&self, flow: u32) -> u64 {
-        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0;
+        let ours = |c: &Cell| {
+            c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0
+        };
         self.ports
             .iter()
             .map(|p| {
-                p.pipe.iter().filter(|(_, c)| ours(c)).count() + p.queues.iter().flat_map(|q| q.iter()).filter(|c| ours(c)).count()
+                p.pipe.iter().filter(|(_, c)| ours(c)).count()
+                    + p.queues
+                        .iter()
+                        .flat_map(|q| q.iter())
+                        .filter(|c| ours(c))
+                        .count()
             })
             .sum::<usize>() as u64
     }
 
     /// All cells in queues or on links now.
     pub fn cells_in_flight_now(&self) -> u64 {
-        self.ports.iter().map(|p| (p.pipe.len() + p.qlen as usize) as u64).sum()
+        self.ports
+            .iter()
+            .map(|p| (p.pipe.len() + p.qlen as usize) as u64)
+            .sum()
     }
 
     /// The summary of the run so far (complete once [`Self::advance`] has returned true).
@@ -1821,7 +2117,9 @@ impl Simulation {
                     rate_mbps: p.rate_bps as f64 / 1e6,
                     max_queue_cells: s.max_queue,
                     mean_queue_cells: area as f64 / window_ps as f64,
-                    utilization: s.tx_cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / window_s,
+                    utilization: s.tx_cells as f64 * CELL_BITS as f64
+                        / p.rate_bps as f64
+                        / window_s,
                     cells_transmitted: s.tx_cells,
                     cells_dropped: s.drops.iter().sum(),
                     drops: drops_map(&s.drops),
@@ -1856,7 +2154,10 @@ impl Simulation {
                     scr_failures: now.scr_failures - m.scr_failures,
                 }
             });
-            let ep = self.endpoints.iter().find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
+            let ep = self
+                .endpoints
+                .iter()
+                .find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
             let abr = ep.and_then(|e| match &e.app {
                 AnySource::Abr(a) => Some(a),
                 _ => None,
@@ -1864,7 +2165,11 @@ impl Simulation {
             let acr_mean = ep.zip(abr).and_then(|(e, a)| {
                 let (area_end, active) = a.acr_integral(self.now);
                 let active = active?;
-                let (from, area_from) = if active < self.warmup { (self.warmup, e.acr_mark) } else { (active, 0.0) };
+                let (from, area_from) = if active < self.warmup {
+                    (self.warmup, e.acr_mark)
+                } else {
+                    (active, 0.0)
+                };
                 (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
             let tcp = self.tcp_summary(i, window_s);
@@ -1878,18 +2183,32 @@ impl Simulation {
                     cells_delivered: s.delivered,
                     cells_dropped: s.dropped,
                     cells_in_flight: self.cells_in_network(i as u32),
-                    throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64 / window_s / 1e6,
+                    throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64
+                        / window_s
+                        / 1e6,
                     user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
                     frames_sent: s.frames_sent,
                     frames_delivered: s.frames_delivered,
-                    frames_lost: s.frames_sent - s.frames_delivered - self.frames_in_network(i as u32),
+                    frames_lost: s.frames_sent
+                        - s.frames_delivered
+                        - self.frames_in_network(i as u32),
                     ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
                     ctd_max_us: got.then(|| us(s.ctd_max)),
                     ctd_min_us: got.then(|| us(s.ctd_min)),
                     cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
-                    ctd_p999_us: s.ctd_hist.quantile(0.999).map(|q| us((f.base_ps + q).min(s.ctd_max))),
-                    cdv_p999_us: s.ctd_hist.quantile(0.999).map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
-                    clr: if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 },
+                    ctd_p999_us: s
+                        .ctd_hist
+                        .quantile(0.999)
+                        .map(|q| us((f.base_ps + q).min(s.ctd_max))),
+                    cdv_p999_us: s
+                        .ctd_hist
+                        .quantile(0.999)
+                        .map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
+                    clr: if lost_or_got > 0 {
+                        s.dropped as f64 / lost_or_got as f64
+                    } else {
+                        0.0
+                    },
                     drops: drops_map(&s.drops),
                     drops_by_port: f
                         .ports
@@ -1900,7 +2219,11 @@ impl Simulation {
                         .collect(),
                     rm_cells_sent: s.rm_sent,
                     cells_errored: s.errored,
-                    cer: if s.delivered > 0 { s.errored as f64 / s.delivered as f64 } else { 0.0 },
+                    cer: if s.delivered > 0 {
+                        s.errored as f64 / s.delivered as f64
+                    } else {
+                        0.0
+                    },
                     cells_misinserted: s.misinserted,
                     cmr_per_s: s.misinserted as f64 / window_s,
                     clr_clp0: if s.delivered_clp0 + s.dropped_clp0 > 0 {
@@ -1915,7 +2238,11 @@ impl Simulation {
                     proposed_contract: f.monitor.as_ref().and_then(|m| m.propose(self.now)),
                     qos_met: f.qos.map(|(ctd, cdv, clr)| {
                         let mut m = BTreeMap::new();
-                        let clr_now = if lost_or_got > 0 { s.dropped as f64 / lost_or_got as f64 } else { 0.0 };
+                        let clr_now = if lost_or_got > 0 {
+                            s.dropped as f64 / lost_or_got as f64
+                        } else {
+                            0.0
+                        };
                         if let Some(v) = ctd {
                             m.insert("max_ctd", got && s.ctd_max <= v);
                         }
@@ -1931,7 +2258,13 @@ impl Simulation {
                     }),
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
-                    rm_overhead: abr.map(|_| if s.sent > 0 { s.rm_sent as f64 / s.sent as f64 } else { 0.0 }),
+                    rm_overhead: abr.map(|_| {
+                        if s.sent > 0 {
+                            s.rm_sent as f64 / s.sent as f64
+                        } else {
+                            0.0
+                        }
+                    }),
                     source_queue_max_cells: abr.map(|a| a.max_backlog),
                 },
             );
@@ -1971,23 +2304,34 @@ impl Simulation {
     /// The ABR source of flow `flow`, if it has one.
     /// The TCP view of flow `i` if a TCP sender sends on it.
     fn tcp_summary(&self, i: usize, window_s: f64) -> Option<TcpSummary> {
-        let se = self.endpoints.iter().find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
+        let se = self
+            .endpoints
+            .iter()
+            .find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
         let t = tcp_sender(&se.app)?;
         let rx_e = self.flows[i].rx_endpoint;
         let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
         let r = re.and_then(|e| tcp_receiver(&e.app));
         let zero = (crate::tcp::TcpStats::default(), 0);
         let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
-        let rm = re.and_then(|e| e.tcp_mark.as_deref()).map(|m| m.1).unwrap_or(0);
+        let rm = re
+            .and_then(|e| e.tcp_mark.as_deref())
+            .map(|m| m.1)
+            .unwrap_or(0);
         let bytes = r.map(|r| r.rcv_nxt - rm).unwrap_or(0);
         let rm_share = match &se.app {
             AnySource::Abr(a) => (a.p.nrm - 1) as f64 / a.p.nrm as f64,
             _ => 1.0,
         };
-        let max_payload_fraction = crate::wire::aal5_efficiency(t.p.mss, crate::tcp::TCP_IP_LLC_BYTES) * rm_share;
+        let max_payload_fraction =
+            crate::wire::aal5_efficiency(t.p.mss, crate::tcp::TCP_IP_LLC_BYTES) * rm_share;
         Some(TcpSummary {
             max_payload_fraction,
-            goodput_mbps: if window_s > 0.0 { bytes as f64 * 8.0 / window_s / 1e6 } else { 0.0 },
+            goodput_mbps: if window_s > 0.0 {
+                bytes as f64 * 8.0 / window_s / 1e6
+            } else {
+                0.0
+            },
             bytes_delivered: bytes,
             segments_sent: t.stats.segments_sent - sm.0.segments_sent,
             retransmitted_segments: t.stats.retransmitted_segments - sm.0.retransmitted_segments,

@@ -191,7 +191,10 @@ impl TcpSender {
             more: false,
             started: false,
             done_at: None,
-            stats: TcpStats { max_cwnd: cwnd, ..Default::default() },
+            stats: TcpStats {
+                max_cwnd: cwnd,
+                ..Default::default()
+            },
             p,
         }
     }
@@ -245,7 +248,10 @@ impl TcpSender {
     }
 
     fn arm_rexmt(&mut self, now: SimTime) {
-        let d = self.rto().saturating_mul(1u64 << self.shift.min(12)).min(self.p.rto_max);
+        let d = self
+            .rto()
+            .saturating_mul(1u64 << self.shift.min(12))
+            .min(self.p.rto_max);
         self.rexmt_at = Some(self.tick_deadline(now, d));
     }
 
@@ -294,7 +300,9 @@ impl TcpSender {
     /// An acknowledgement arrived (the 32-bit ACK number of an intact ACK frame).
     pub fn on_ack(&mut self, now: SimTime, ack32: u32, out: &mut impl SegmentOut) {
         // unwrap against snd_una
-        let ack = self.snd_una.wrapping_add(ack32.wrapping_sub(self.snd_una as u32) as i32 as i64 as u64);
+        let ack = self
+            .snd_una
+            .wrapping_add(ack32.wrapping_sub(self.snd_una as u32) as i32 as i64 as u64);
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore
         }
@@ -487,7 +495,17 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
-        TcpReceiver { p, rcv_nxt: 0, ooo: Vec::new(), unacked_segments: 0, delack_at: None, more: false, acks_sent: 0, dup_segments: 0, ooo_segments: 0 }
+        TcpReceiver {
+            p,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            unacked_segments: 0,
+            delack_at: None,
+            more: false,
+            acks_sent: 0,
+            dup_segments: 0,
+            ooo_segments: 0,
+        }
     }
 
     pub fn next_timer(&self) -> Option<SimTime> {
@@ -520,7 +538,9 @@ impl TcpReceiver {
     /// An intact segment arrived: `sdu` AAL5 bytes, `seq32` its sequence number.
     pub fn on_segment(&mut self, now: SimTime, sdu: u32, seq32: u32, out: &mut impl SegmentOut) {
         let len = sdu.saturating_sub(TCP_IP_LLC_BYTES) as u64;
-        let seq = self.rcv_nxt.wrapping_add(seq32.wrapping_sub(self.rcv_nxt as u32) as i32 as i64 as u64);
+        let seq = self
+            .rcv_nxt
+            .wrapping_add(seq32.wrapping_sub(self.rcv_nxt as u32) as i32 as i64 as u64);
         let end = seq + len;
         if len == 0 || end <= self.rcv_nxt {
             self.dup_segments += 1;
@@ -746,7 +766,10 @@ mod tests {
         r.on_segment(0, 560, 0, &mut out);
         r.on_segment(0, 560, 1024, &mut out); // 512..1024 lost
         r.on_segment(0, 560, 1536, &mut out);
-        assert_eq!(out.frames.iter().map(|f| f.1).collect::<Vec<_>>(), vec![512, 512, 512]);
+        assert_eq!(
+            out.frames.iter().map(|f| f.1).collect::<Vec<_>>(),
+            vec![512, 512, 512]
+        );
         r.on_segment(0, 560, 512, &mut out);
         assert_eq!(out.frames.last().unwrap().1, 2048);
         assert_eq!(r.rcv_nxt, 2048);
@@ -804,7 +827,10 @@ mod tests {
         let mut p = params();
         p.initial_cwnd = 10;
         let mut s = TcpSender::new(p);
-        let mut out = Out { cap: 4, ..Default::default() };
+        let mut out = Out {
+            cap: 4,
+            ..Default::default()
+        };
         s.on_timer(0, &mut out);
         assert_eq!(out.frames.len(), 4);
         assert_eq!(s.next_timer(), Some(0));

@@ -64,7 +64,14 @@ impl Pacer {
     /// A pacer for `rate_bps` bit/s of cells, with its epoch at time 0.
     pub fn new(rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "rate must be positive");
-        Pacer { q: CELL_BIT_PS / rate_bps, r: CELL_BIT_PS % rate_bps, b: rate_bps, epoch: 0, a: 0, rem: 0 }
+        Pacer {
+            q: CELL_BIT_PS / rate_bps,
+            r: CELL_BIT_PS % rate_bps,
+            b: rate_bps,
+            epoch: 0,
+            a: 0,
+            rem: 0,
+        }
     }
 
     /// The rate in bit/s.
@@ -113,7 +120,14 @@ mod tests {
 
     #[test]
     fn pacer_matches_closed_form_without_drift() {
-        for &bps in &[149_760_000u64, 155_520_000, 1_000_000, 12_000_000, 100_000_000, 7] {
+        for &bps in &[
+            149_760_000u64,
+            155_520_000,
+            1_000_000,
+            12_000_000,
+            100_000_000,
+            7,
+        ] {
             let mut p = Pacer::new(bps);
             p.start(12345);
             let mut last = 0;

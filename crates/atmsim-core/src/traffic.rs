@@ -13,10 +13,10 @@
 
 use crate::abr::{AbrDest, AbrSource};
 use crate::tcp::{SegmentOut, TcpReceiver, TcpSender};
-use arrayvec::ArrayVec;
-use crate::video::Multiplex;
 use crate::time::{mbps_to_bps, Pacer, SimTime};
+use crate::video::Multiplex;
 use crate::wire::Cell;
+use arrayvec::ArrayVec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
@@ -68,7 +68,11 @@ pub struct Asks {
 
 impl Asks {
     pub fn is_empty(&self) -> bool {
-        self.cell.is_none() && self.send == 0 && self.timer.is_none() && self.frames.is_empty() && self.frame_cell.is_none()
+        self.cell.is_none()
+            && self.send == 0
+            && self.timer.is_none()
+            && self.frames.is_empty()
+            && self.frame_cell.is_none()
     }
 }
 
@@ -78,7 +82,15 @@ pub const FRAMES_PER_CALL: usize = 16;
 
 impl<'a> Ctx<'a> {
     pub fn new(now: SimTime, rng: &'a mut Rng) -> Self {
-        Ctx { now, rng, send: 0, cell: None, timer: None, frames: ArrayVec::new(), frame_cell: None }
+        Ctx {
+            now,
+            rng,
+            send: 0,
+            cell: None,
+            timer: None,
+            frames: ArrayVec::new(),
+            frame_cell: None,
+        }
     }
     /// Send one cell built by the application (an RM cell, say) before any data cells; the
     /// engine fills in the flow, creation time and route position. One per call.
@@ -113,11 +125,21 @@ impl<'a> Ctx<'a> {
     }
     /// Everything this call asked for, for the engine to carry out.
     pub fn asks(self) -> Asks {
-        Asks { cell: self.cell, send: self.send, timer: self.timer, frames: self.frames, frame_cell: self.frame_cell }
+        Asks {
+            cell: self.cell,
+            send: self.send,
+            timer: self.timer,
+            frames: self.frames,
+            frame_cell: self.frame_cell,
+        }
     }
     /// True when this call asked the engine for anything.
     pub fn wants_anything(&self) -> bool {
-        self.cell.is_some() || self.send > 0 || self.timer.is_some() || !self.frames.is_empty() || self.frame_cell.is_some()
+        self.cell.is_some()
+            || self.send > 0
+            || self.timer.is_some()
+            || !self.frames.is_empty()
+            || self.frame_cell.is_some()
     }
 }
 
@@ -154,7 +176,11 @@ pub struct Cbr {
 
 impl Cbr {
     pub fn new(rate_mbps: f64, start: SimTime, stop: SimTime) -> Self {
-        Cbr { pacer: Pacer::new(mbps_to_bps(rate_mbps)), start, stop }
+        Cbr {
+            pacer: Pacer::new(mbps_to_bps(rate_mbps)),
+            start,
+            stop,
+        }
     }
 }
 
@@ -189,7 +215,14 @@ pub struct OnOff {
 }
 
 impl OnOff {
-    pub fn new(peak_mbps: f64, duty: f64, period_s: f64, exponential: bool, start: SimTime, stop: SimTime) -> Self {
+    pub fn new(
+        peak_mbps: f64,
+        duty: f64,
+        period_s: f64,
+        exponential: bool,
+        start: SimTime,
+        stop: SimTime,
+    ) -> Self {
         let period = period_s * 1e12;
         OnOff {
             pacer: Pacer::new(mbps_to_bps(peak_mbps)),
@@ -386,7 +419,9 @@ mod tests {
         let e = emissions(&mut s, u64::MAX, &mut rng);
         assert_eq!(e.len(), 100 * 300);
         // no cell during an OFF period
-        assert!(e.iter().all(|&t| t % (10 * 1_000_000_000) < 3 * 1_000_000_000));
+        assert!(e
+            .iter()
+            .all(|&t| t % (10 * 1_000_000_000) < 3 * 1_000_000_000));
     }
 
     #[test]

@@ -143,7 +143,11 @@ impl Reassembler {
         let gap = self.started && seq != self.expected;
         if !self.in_frame {
             // a new frame starts here: it is whole so far only if this is its first cell
-            let first = if eof { aal5_cells(len as u32) == 1 } else { len == 0 };
+            let first = if eof {
+                aal5_cells(len as u32) == 1
+            } else {
+                len == 0
+            };
             self.corrupt = !first;
         } else if gap {
             self.corrupt = true;
@@ -157,7 +161,11 @@ impl Reassembler {
         if !eof {
             return FrameEvent::None;
         }
-        let ev = if self.corrupt { FrameEvent::Lost } else { FrameEvent::Delivered { len } };
+        let ev = if self.corrupt {
+            FrameEvent::Lost
+        } else {
+            FrameEvent::Delivered { len }
+        };
         self.corrupt = false;
         ev
     }
@@ -184,7 +192,11 @@ pub fn hec(bytes: &[u8; 4]) -> u8 {
     for &b in bytes {
         crc ^= b;
         for _ in 0..8 {
-            crc = if crc & 0x80 != 0 { (crc << 1) ^ 0x07 } else { crc << 1 };
+            crc = if crc & 0x80 != 0 {
+                (crc << 1) ^ 0x07
+            } else {
+                crc << 1
+            };
         }
     }
     crc ^ 0x55
@@ -205,7 +217,11 @@ impl HeaderRepr {
         if self.pti > 7 || (!nni && (self.vpi > 0xff || self.gfc > 0xf)) || self.vpi > 0xfff {
             return Err(HeaderError::Range);
         }
-        let first = if nni { (self.vpi >> 4) as u8 } else { (self.gfc << 4) | (self.vpi >> 4) as u8 };
+        let first = if nni {
+            (self.vpi >> 4) as u8
+        } else {
+            (self.gfc << 4) | (self.vpi >> 4) as u8
+        };
         let b = [
             first,
             (((self.vpi & 0xf) as u8) << 4) | (self.vci >> 12) as u8,
@@ -221,7 +237,11 @@ impl HeaderRepr {
         if hec(&b) != bytes[4] {
             return Err(HeaderError::Hec);
         }
-        let (gfc, vpi_hi) = if nni { (0, (b[0] as u16) << 4) } else { (b[0] >> 4, ((b[0] & 0xf) as u16) << 4) };
+        let (gfc, vpi_hi) = if nni {
+            (0, (b[0] as u16) << 4)
+        } else {
+            (b[0] >> 4, ((b[0] & 0xf) as u16) << 4)
+        };
         Ok(HeaderRepr {
             gfc,
             vpi: vpi_hi | (b[1] >> 4) as u16,
@@ -298,7 +318,14 @@ mod tests {
                 out.push(ev);
             }
         }
-        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost, FrameEvent::Delivered { len: 100 }]);
+        assert_eq!(
+            out,
+            vec![
+                FrameEvent::Delivered { len: 100 },
+                FrameEvent::Lost,
+                FrameEvent::Delivered { len: 100 }
+            ]
+        );
     }
 
     #[test]
@@ -315,7 +342,10 @@ mod tests {
                 out.push(ev);
             }
         }
-        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]);
+        assert_eq!(
+            out,
+            vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]
+        );
     }
 
     #[test]
@@ -340,7 +370,10 @@ mod tests {
                 out.push(ev);
             }
         }
-        assert_eq!(out, vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]);
+        assert_eq!(
+            out,
+            vec![FrameEvent::Delivered { len: 100 }, FrameEvent::Lost]
+        );
     }
 
     #[test]
@@ -349,7 +382,13 @@ mod tests {
         assert_eq!(hec(&[0, 0, 0, 1]), 0x52);
         for &(nni, vpi) in &[(false, 0xabu16), (true, 0xabc)] {
             for pti in 0..8u8 {
-                let h = HeaderRepr { gfc: if nni { 0 } else { 5 }, vpi, vci: 0xbeef, pti, clp: pti % 2 == 0 };
+                let h = HeaderRepr {
+                    gfc: if nni { 0 } else { 5 },
+                    vpi,
+                    vci: 0xbeef,
+                    pti,
+                    clp: pti % 2 == 0,
+                };
                 let b = h.emit(nni).unwrap();
                 assert_eq!(HeaderRepr::parse(&b, nni).unwrap(), h);
                 let mut bad = b;
@@ -357,7 +396,17 @@ mod tests {
                 assert_eq!(HeaderRepr::parse(&bad, nni), Err(HeaderError::Hec));
             }
         }
-        assert_eq!(HeaderRepr { gfc: 0, vpi: 0x100, vci: 1, pti: 0, clp: false }.emit(false), Err(HeaderError::Range));
+        assert_eq!(
+            HeaderRepr {
+                gfc: 0,
+                vpi: 0x100,
+                vci: 1,
+                pti: 0,
+                clp: false
+            }
+            .emit(false),
+            Err(HeaderError::Range)
+        );
         assert_eq!(HeaderRepr::pti_of(H_EOF | H_EFCI), 0b011);
         assert_eq!(HeaderRepr::pti_of(H_RM), 0b110);
     }

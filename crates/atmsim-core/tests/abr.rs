@@ -15,7 +15,10 @@ fn run(sc: &Value) -> Summary {
 
 /// N persistent ABR sources h1..hN -> A -> B -> d1..dN; the A-B link of `km` km is the bottleneck.
 fn n_sources(n: usize, km: f64, scheme: Value, duration: f64, extra_conns: Vec<Value>) -> Value {
-    let mut nodes = vec![json!({"name": "A", "kind": "switch", "abr": scheme}), json!({"name": "B", "kind": "switch", "abr": {"scheme": "none"}})];
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "abr": scheme}),
+        json!({"name": "B", "kind": "switch", "abr": {"scheme": "none"}}),
+    ];
     let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": C, "length_km": km})];
     let mut conns = extra_conns;
     for i in 1..=n {
@@ -34,7 +37,14 @@ fn erica(interval_s: f64) -> Value {
     json!({"scheme": "erica", "target_utilization": 0.9, "interval_s": interval_s})
 }
 
-const CASES: [(usize, f64); 6] = [(1, 10.0), (2, 10.0), (10, 10.0), (1, 5000.0), (2, 1000.0), (10, 5000.0)];
+const CASES: [(usize, f64); 6] = [
+    (1, 10.0),
+    (2, 10.0),
+    (10, 10.0),
+    (1, 5000.0),
+    (2, 1000.0),
+    (10, 5000.0),
+];
 
 #[test]
 fn erica_n_equal_sources_settle_at_u_c_over_n() {
@@ -50,9 +60,15 @@ fn erica_n_equal_sources_settle_at_u_c_over_n() {
         for i in 1..=n {
             let c = &s.connections[&format!("s{i}")];
             let acr = c.acr_mean_mbps.unwrap();
-            assert!((acr / fair - 1.0).abs() < 0.02, "N {n} RTT {rtt}: s{i} mean ACR {acr} vs {fair}");
+            assert!(
+                (acr / fair - 1.0).abs() < 0.02,
+                "N {n} RTT {rtt}: s{i} mean ACR {acr} vs {fair}"
+            );
             let fin = c.acr_final_mbps.unwrap();
-            assert!((fin / fair - 1.0).abs() < 0.02, "N {n} RTT {rtt}: s{i} final ACR {fin} vs {fair}");
+            assert!(
+                (fin / fair - 1.0).abs() < 0.02,
+                "N {n} RTT {rtt}: s{i} final ACR {fin} vs {fair}"
+            );
         }
         let u = s.ports["A->B"].utilization;
         assert!((u - 0.9).abs() < 0.02, "N {n}: utilization {u}");
@@ -66,31 +82,50 @@ fn erica_maxalloc_settles_equal_within_the_delta_band() {
     for &(n, km) in &CASES {
         let rtt = 2.0 * km * 5e-6;
         let dur = 0.3 + 30.0 * rtt;
-        let s = run(&n_sources(n, km, erica(0.001f64.max(rtt / 10.0)), dur, vec![]));
-        let acrs: Vec<f64> = (1..=n).map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap()).collect();
+        let s = run(&n_sources(
+            n,
+            km,
+            erica(0.001f64.max(rtt / 10.0)),
+            dur,
+            vec![],
+        ));
+        let acrs: Vec<f64> = (1..=n)
+            .map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap())
+            .collect();
         let mean = acrs.iter().sum::<f64>() / n as f64;
         for a in &acrs {
             assert!((a / mean - 1.0).abs() < 0.02, "N {n} RTT {rtt}: {acrs:?}");
         }
         let total = mean * n as f64;
-        assert!(total > 0.98 * 0.9 * C && total < 1.1 * 0.9 * C * 1.01, "N {n} RTT {rtt}: total {total}");
+        assert!(
+            total > 0.98 * 0.9 * C && total < 1.1 * 0.9 * C * 1.01,
+            "N {n} RTT {rtt}: total {total}"
+        );
     }
 }
 
 #[test]
 fn erica_plus_settles_at_full_capacity_with_queue_near_t0() {
     for &n in &[2usize, 10] {
-        let plus = json!({"scheme": "erica+", "interval_s": 0.001, "t0_us": 500.0, "variant": "basic"});
+        let plus =
+            json!({"scheme": "erica+", "interval_s": 0.001, "t0_us": 500.0, "variant": "basic"});
         let s = run(&n_sources(n, 100.0, plus, 1.0, vec![]));
         let fair = C / n as f64;
         for i in 1..=n {
             let acr = s.connections[&format!("s{i}")].acr_mean_mbps.unwrap();
-            assert!((acr / fair - 1.0).abs() < 0.03, "N {n}: s{i} mean ACR {acr} vs {fair}");
+            assert!(
+                (acr / fair - 1.0).abs() < 0.03,
+                "N {n}: s{i} mean ACR {acr} vs {fair}"
+            );
         }
         let p = &s.ports["A->B"];
         let t0_cells = 500e-6 * C * 1e6 / 424.0; // 176.6 cells
         assert!(p.utilization > 0.98, "utilization {}", p.utilization);
-        assert!((p.mean_queue_cells / t0_cells - 1.0).abs() < 0.3, "mean queue {} vs T0 x C = {t0_cells}", p.mean_queue_cells);
+        assert!(
+            (p.mean_queue_cells / t0_cells - 1.0).abs() < 0.3,
+            "mean queue {} vs T0 x C = {t0_cells}",
+            p.mean_queue_cells
+        );
     }
 }
 
@@ -102,7 +137,10 @@ fn rm_overhead_is_one_over_nrm() {
         let s = run(&sc);
         let c = &s.connections["s1"];
         let share = c.rm_overhead.unwrap();
-        assert!((share - 1.0 / nrm as f64).abs() < 0.5 / c.cells_sent as f64 + 1e-3, "nrm {nrm}: {share}");
+        assert!(
+            (share - 1.0 / nrm as f64).abs() < 0.5 / c.cells_sent as f64 + 1e-3,
+            "nrm {nrm}: {share}"
+        );
         // the backward direction carries exactly the turned-around FRMs (minus those in flight)
         let back = &s.connections["s1.reverse"];
         assert!(back.rm_cells_sent <= c.rm_cells_sent && back.rm_cells_sent + 2 >= c.rm_cells_sent);
@@ -115,8 +153,14 @@ fn erica_gives_abr_what_cbr_leaves() {
     let cbr = json!({"name": "cbr", "route": ["hc", "A", "B", "dc"], "category": "cbr", "source": {"kind": "cbr", "rate_mbps": 40.0}});
     let mut sc = n_sources(2, 10.0, erica(0.002), 0.5, vec![cbr]);
     for (n, l) in [("hc", "A"), ("dc", "B")] {
-        sc["nodes"].as_array_mut().unwrap().push(json!({"name": n, "kind": "host"}));
-        sc["links"].as_array_mut().unwrap().push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
+        sc["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": n, "kind": "host"}));
+        sc["links"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
     }
     let s = run(&sc);
     let fair = 0.9 * (C - 40.0) / 2.0;
@@ -125,7 +169,10 @@ fn erica_gives_abr_what_cbr_leaves() {
         assert!((acr / fair - 1.0).abs() < 0.02, "s{i}: {acr} vs {fair}");
     }
     let cap = s.ports["A->B"].abr_capacity_mbps.unwrap();
-    assert!((cap - (C - 40.0)).abs() < 1.0, "measured ABR capacity {cap}");
+    assert!(
+        (cap - (C - 40.0)).abs() < 1.0,
+        "measured ABR capacity {cap}"
+    );
 }
 
 /// Max-min fair rates by water-filling: raise all unfrozen rates together; freeze the
@@ -160,7 +207,10 @@ fn water_fill(capacity: &[f64], paths: &[Vec<usize>], demand: &[f64]) -> Vec<f64
             }
         }
         for (l, &cap) in capacity.iter().enumerate() {
-            let used: f64 = (0..n).filter(|&i| paths[i].contains(&l)).map(|i| rate[i]).sum();
+            let used: f64 = (0..n)
+                .filter(|&i| paths[i].contains(&l))
+                .map(|i| rate[i])
+                .sum();
             if used >= cap - 1e-9 {
                 for i in 0..n {
                     if paths[i].contains(&l) {
@@ -176,9 +226,17 @@ fn water_fill(capacity: &[f64], paths: &[Vec<usize>], demand: &[f64]) -> Vec<f64
 #[test]
 fn water_fill_by_hand() {
     // two links of 10; a crosses both, b only the first, c only the second
-    let r = water_fill(&[10.0, 10.0], &[vec![0, 1], vec![0], vec![1]], &[f64::INFINITY; 3]);
+    let r = water_fill(
+        &[10.0, 10.0],
+        &[vec![0, 1], vec![0], vec![1]],
+        &[f64::INFINITY; 3],
+    );
     assert_eq!(r, vec![5.0, 5.0, 5.0]);
-    let r = water_fill(&[10.0, 12.0], &[vec![0, 1], vec![0, 1], vec![1]], &[1.0, f64::INFINITY, f64::INFINITY]);
+    let r = water_fill(
+        &[10.0, 12.0],
+        &[vec![0, 1], vec![0, 1], vec![1]],
+        &[1.0, f64::INFINITY, f64::INFINITY],
+    );
     assert_eq!(r, vec![1.0, 5.5, 5.5]);
 }
 
@@ -189,10 +247,18 @@ fn parking_lot_settles_at_max_min_rates() {
     // delta = 0: without the tolerance band of step 9 ERICA converges to the max-min point itself
     // (with delta > 0 an unconstrained link may carry up to (1 + delta) x its target)
     let caps = [C, 100.0, C];
-    let conns = [("long", 0usize, 3usize, None), ("a", 0, 1, None), ("b1", 1, 2, None), ("b2", 1, 2, None), ("c", 2, 3, Some(20.0))];
+    let conns = [
+        ("long", 0usize, 3usize, None),
+        ("a", 0, 1, None),
+        ("b1", 1, 2, None),
+        ("b2", 1, 2, None),
+        ("c", 2, 3, Some(20.0)),
+    ];
     let sw = ["S1", "S2", "S3", "S4"];
     let mut nodes: Vec<Value> = sw.iter().map(|s| json!({"name": s, "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0}})).collect();
-    let mut links: Vec<Value> = (0..3).map(|l| json!({"a": sw[l], "b": sw[l + 1], "rate_mbps": caps[l], "length_km": 200.0})).collect();
+    let mut links: Vec<Value> = (0..3)
+        .map(|l| json!({"a": sw[l], "b": sw[l + 1], "rate_mbps": caps[l], "length_km": 200.0}))
+        .collect();
     let mut cs = vec![];
     let mut paths = vec![];
     let mut demand = vec![];
@@ -222,8 +288,13 @@ fn parking_lot_settles_at_max_min_rates() {
     for (i, (name, ..)) in conns.iter().enumerate() {
         let c = &s.connections[*name];
         // the cell rate the connection actually used: data + RM cells
-        let used = (c.throughput_mbps * 53.0 / 48.0) * c.cells_sent as f64 / (c.cells_sent - c.rm_cells_sent) as f64;
-        assert!((used / expect[i] - 1.0).abs() < 0.03, "{name}: {used} vs max-min {}", expect[i]);
+        let used = (c.throughput_mbps * 53.0 / 48.0) * c.cells_sent as f64
+            / (c.cells_sent - c.rm_cells_sent) as f64;
+        assert!(
+            (used / expect[i] - 1.0).abs() < 0.03,
+            "{name}: {used} vs max-min {}",
+            expect[i]
+        );
     }
 }
 
@@ -233,8 +304,14 @@ fn vbr_case(scheme: Value, duration: f64) -> Summary {
                      "source": {"kind": "onoff", "peak_mbps": 0.8 * C, "duty_cycle": 0.5, "period_s": 0.002, "start_s": 0.002}});
     let mut sc = n_sources(15, 1000.0, scheme, duration, vec![vbr]);
     for (n, l) in [("hv", "A"), ("dv", "B")] {
-        sc["nodes"].as_array_mut().unwrap().push(json!({"name": n, "kind": "host"}));
-        sc["links"].as_array_mut().unwrap().push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
+        sc["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": n, "kind": "host"}));
+        sc["links"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"a": n, "b": l, "rate_mbps": C, "length_km": 0.1}));
     }
     sc["run"]["warmup_s"] = 0.0.into();
     run(&sc)
@@ -252,14 +329,24 @@ fn erica_queue_grows_under_on_off_vbr_erica_plus_stays_bounded() {
     let q = |plus, d| vbr_case(interval(plus), d).ports["A->B"].max_queue_cells as f64;
     let (e1, e2) = (q(false, 0.5), q(false, 1.0));
     let (p1, p2) = (q(true, 0.5), q(true, 1.0));
-    assert!(e2 > 1.5 * e1, "ERICA max queue should grow with the run: {e1} -> {e2}");
-    assert!(p2 < 1.1 * p1 + 100.0, "ERICA+ max queue should stay bounded: {p1} -> {p2}");
+    assert!(
+        e2 > 1.5 * e1,
+        "ERICA max queue should grow with the run: {e1} -> {e2}"
+    );
+    assert!(
+        p2 < 1.1 * p1 + 100.0,
+        "ERICA+ max queue should stay bounded: {p1} -> {p2}"
+    );
     assert!(p2 < e2, "ERICA+ {p2} vs ERICA {e2}");
 }
 
 /// Binary schemes: the queue must stay near the thresholds while the link stays busy.
 fn binary_case(scheme: &str) -> Summary {
-    let s = if scheme == "none" { json!({"scheme": "none"}) } else { json!({"scheme": scheme, "high_cells": 200, "low_cells": 100}) };
+    let s = if scheme == "none" {
+        json!({"scheme": "none"})
+    } else {
+        json!({"scheme": scheme, "high_cells": 200, "low_cells": 100})
+    };
     let mut sc = n_sources(5, 100.0, s, 2.0, vec![]);
     for c in sc["connections"].as_array_mut().unwrap() {
         c["abr"]["rdf"] = (1.0 / 16.0).into();
@@ -278,11 +365,20 @@ fn efci_marking_controls_the_queue() {
     assert!(p.cells_dropped == 0);
     // without marking five persistent sources would add RIF x PCR per RM cell until PCR: the
     // queue would grow by about 4 x 149.76 Mb/s; with EFCI it stays within a few thresholds
-    assert!(p.max_queue_cells < 20_000, "max queue {}", p.max_queue_cells);
+    assert!(
+        p.max_queue_cells < 20_000,
+        "max queue {}",
+        p.max_queue_cells
+    );
     // all five get about the same share
-    let acrs: Vec<f64> = (1..=5).map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap()).collect();
+    let acrs: Vec<f64> = (1..=5)
+        .map(|i| s.connections[&format!("s{i}")].acr_mean_mbps.unwrap())
+        .collect();
     let mean = acrs.iter().sum::<f64>() / 5.0;
-    assert!(acrs.iter().all(|a| (a / mean - 1.0).abs() < 0.15), "{acrs:?}");
+    assert!(
+        acrs.iter().all(|a| (a / mean - 1.0).abs() < 0.15),
+        "{acrs:?}"
+    );
 }
 
 #[test]
@@ -290,7 +386,11 @@ fn relative_rate_marking_controls_the_queue() {
     let s = binary_case("rr");
     let p = &s.ports["A->B"];
     assert!(p.utilization > 0.9, "utilization {}", p.utilization);
-    assert!(p.max_queue_cells < 20_000, "max queue {}", p.max_queue_cells);
+    assert!(
+        p.max_queue_cells < 20_000,
+        "max queue {}",
+        p.max_queue_cells
+    );
 }
 
 #[test]
@@ -322,8 +422,10 @@ fn vsvd_case(vsvd: bool) -> Summary {
         conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", "C", format!("d{i}")], "category": "abr",
                           "abr": {"icr_mbps": 20.0}, "source": {"kind": "persistent", "frame_bytes": 1000}}));
     }
-    run(&json!({"description": "VS/VD", "run": {"duration_s": 1.5, "warmup_s": 1.0},
-                "nodes": nodes, "links": links, "connections": conns}))
+    run(
+        &json!({"description": "VS/VD", "run": {"duration_s": 1.5, "warmup_s": 1.0},
+                "nodes": nodes, "links": links, "connections": conns}),
+    )
 }
 
 #[test]
@@ -335,8 +437,14 @@ fn vsvd_splits_the_loop_and_keeps_max_min_rates() {
         let down = &s.connections[&format!("s{i}.seg1")];
         // each segment has its own ABR source: the host's and the virtual source's at A
         let (a_up, a_down) = (up.acr_mean_mbps.unwrap(), down.acr_mean_mbps.unwrap());
-        assert!((a_down / fair - 1.0).abs() < 0.03, "s{i} segment 1 ACR {a_down} vs {fair}");
-        assert!((a_up / fair - 1.0).abs() < 0.05, "s{i} segment 0 ACR {a_up} vs {fair}");
+        assert!(
+            (a_down / fair - 1.0).abs() < 0.03,
+            "s{i} segment 1 ACR {a_down} vs {fair}"
+        );
+        assert!(
+            (a_up / fair - 1.0).abs() < 0.05,
+            "s{i} segment 0 ACR {a_up} vs {fair}"
+        );
         // the per-VC queue at the virtual source stays bounded
         let q = down.source_queue_max_cells.unwrap();
         assert!(q < 5_000, "s{i} VS queue {q}");
@@ -347,7 +455,11 @@ fn vsvd_splits_the_loop_and_keeps_max_min_rates() {
         assert_eq!(down.cells_dropped, 0);
     }
     for (name, c) in &s.connections {
-        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+            "{name}"
+        );
     }
     // without VS/VD the same network also settles at the max-min rates (one loop per VC)
     let s = vsvd_case(false);

@@ -14,7 +14,10 @@ fn run(sc: &Value) -> Summary {
 
 fn one_conn(conn: Value, trunk_extra: Value, dur: f64) -> Value {
     let mut trunk = json!({"a": "A", "b": "B", "rate_mbps": 149.76, "length_km": 10.0});
-    trunk.as_object_mut().unwrap().extend(trunk_extra.as_object().unwrap().clone());
+    trunk
+        .as_object_mut()
+        .unwrap()
+        .extend(trunk_extra.as_object().unwrap().clone());
     json!({"description": "contracts", "run": {"duration_s": dur},
            "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch"}, {"name": "B", "kind": "switch"}, {"name": "d", "kind": "host"}],
            "links": [{"a": "h", "b": "A", "rate_mbps": 149.76, "length_km": 1.0}, trunk, {"a": "B", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
@@ -46,7 +49,10 @@ fn cbr_at_pcr_conforms_and_one_percent_above_loses_the_computed_share() {
     let s = run(&one_conn(cbr(10.1, 100.0), json!({}), 0.6));
     let c = &s.connections["c"];
     let share = c.upc_discarded.unwrap() as f64 / c.upc_cells.unwrap() as f64;
-    assert!((share - 1.0 / 101.0).abs() < 3.0 / c.upc_cells.unwrap() as f64, "{share}");
+    assert!(
+        (share - 1.0 / 101.0).abs() < 3.0 / c.upc_cells.unwrap() as f64,
+        "{share}"
+    );
 }
 
 #[test]
@@ -55,20 +61,23 @@ fn tagged_cells_are_dropped_first_by_selective_discard() {
     // SCR 40 / MBS 10 (tagged beyond) share a 149.76 Mb/s port: 1000-cell buffer, CLP = 1 cells
     // refused above 100 queued cells
     let sc = json!({"description": "selective discard", "run": {"duration_s": 0.5, "warmup_s": 0.1},
-        "nodes": [{"name": "h1", "kind": "host"}, {"name": "h2", "kind": "host"},
-                  {"name": "A", "kind": "switch", "buffer_cells": 1000, "clp1_threshold_cells": 100}, {"name": "d", "kind": "host"}],
-        "links": [{"a": "h1", "b": "A", "rate_mbps": 155.52, "length_km": 1.0}, {"a": "h2", "b": "A", "rate_mbps": 155.52, "length_km": 1.0},
-                  {"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
-        "connections": [
-            {"name": "good", "route": ["h1", "A", "d"], "category": "nrt-vbr", "source": {"kind": "cbr", "rate_mbps": 60.0},
-             "contract": {"pcr_mbps": 60.0, "scr_mbps": 60.0, "mbs_cells": 1}, "upc": {}},
-            {"name": "greedy", "route": ["h2", "A", "d"], "category": "nrt-vbr", "source": {"kind": "cbr", "rate_mbps": 120.0},
-             "contract": {"pcr_mbps": 120.0, "scr_mbps": 40.0, "mbs_cells": 10}, "upc": {"scr_action": "tag"}}
-        ]});
+    "nodes": [{"name": "h1", "kind": "host"}, {"name": "h2", "kind": "host"},
+              {"name": "A", "kind": "switch", "buffer_cells": 1000, "clp1_threshold_cells": 100}, {"name": "d", "kind": "host"}],
+    "links": [{"a": "h1", "b": "A", "rate_mbps": 155.52, "length_km": 1.0}, {"a": "h2", "b": "A", "rate_mbps": 155.52, "length_km": 1.0},
+              {"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
+    "connections": [
+        {"name": "good", "route": ["h1", "A", "d"], "category": "nrt-vbr", "source": {"kind": "cbr", "rate_mbps": 60.0},
+         "contract": {"pcr_mbps": 60.0, "scr_mbps": 60.0, "mbs_cells": 1}, "upc": {}},
+        {"name": "greedy", "route": ["h2", "A", "d"], "category": "nrt-vbr", "source": {"kind": "cbr", "rate_mbps": 120.0},
+         "contract": {"pcr_mbps": 120.0, "scr_mbps": 40.0, "mbs_cells": 10}, "upc": {"scr_action": "tag"}}
+    ]});
     let s = run(&sc);
     let (good, greedy) = (&s.connections["good"], &s.connections["greedy"]);
     assert_eq!(good.upc_tagged.unwrap(), 0);
-    assert_eq!(good.cells_dropped, 0, "CLP = 0 cells always find room below the threshold");
+    assert_eq!(
+        good.cells_dropped, 0,
+        "CLP = 0 cells always find room below the threshold"
+    );
     // about 2/3 of the greedy cells exceed SCR and are tagged; all its losses are tagged cells
     let tagged = greedy.upc_tagged.unwrap() as f64 / greedy.upc_cells.unwrap() as f64;
     assert!((tagged - 2.0 / 3.0).abs() < 0.01, "{tagged}");
@@ -85,12 +94,20 @@ fn secbr_matches_the_binomial_tail_and_qos_is_judged() {
                           "source": {"kind": "cbr", "rate_mbps": 42.4, "stop_s": 1.9},
                           "qos": {"clr": 0.05, "max_ctd_us": 1000.0, "secb_block_cells": 50, "secb_max_bad": 3}});
     let p = 0.04;
-    let s = run(&one_conn(conn.clone(), json!({"impairment": {"loss_probability": p}}), 2.0));
+    let s = run(&one_conn(
+        conn.clone(),
+        json!({"impairment": {"loss_probability": p}}),
+        2.0,
+    ));
     let c = &s.connections["c"];
     let blocks = c.cells_sent as f64 / 50.0;
     let expect = secbr_binomial(50, 3, p);
     let sd = (expect * (1.0 - expect) / blocks).sqrt();
-    assert!((c.secbr - expect).abs() < 4.0 * sd, "SECBR {} vs {expect}", c.secbr);
+    assert!(
+        (c.secbr - expect).abs() < 4.0 * sd,
+        "SECBR {} vs {expect}",
+        c.secbr
+    );
     let q = c.qos_met.as_ref().unwrap();
     assert!(q["clr"] && q["max_ctd"] && q["all"], "{q:?}");
     // a CTD objective below the propagation delay cannot be met
@@ -100,7 +117,13 @@ fn secbr_matches_the_binomial_tail_and_qos_is_judged() {
     assert!(!q["max_ctd"] && !q["all"] && q["clr"]);
 }
 
-fn calls_case(seed: u64, offered_erlangs: f64, policy: Value, contract: Value, dur: f64) -> Summary {
+fn calls_case(
+    seed: u64,
+    offered_erlangs: f64,
+    policy: Value,
+    contract: Value,
+    dur: f64,
+) -> Summary {
     let sc = json!({"description": "calls", "run": {"duration_s": dur, "warmup_s": 20.0, "seed": seed},
         "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "cac": policy}, {"name": "B", "kind": "switch"}, {"name": "d", "kind": "host"}],
         "links": [{"a": "h", "b": "A", "rate_mbps": 622.08, "length_km": 1.0}, {"a": "A", "b": "B", "rate_mbps": 149.76, "length_km": 100.0},
@@ -121,7 +144,13 @@ fn peak_rate_cac_blocking_matches_erlang_b() {
     // the mean over independent replications, against its own 99% confidence interval
     let pb: Vec<f64> = (1..=8)
         .map(|seed| {
-            let s = calls_case(seed, 12.0, json!({"policy": "peak"}), json!({"pcr_mbps": 10.0}), 400.0);
+            let s = calls_case(
+                seed,
+                12.0,
+                json!({"policy": "peak"}),
+                json!({"pcr_mbps": 10.0}),
+                400.0,
+            );
             let c = &s.calls["voice"];
             assert_eq!(c.blocked_no_slot, 0);
             assert!(c.offered > 3000);
@@ -132,17 +161,28 @@ fn peak_rate_cac_blocking_matches_erlang_b() {
     let mean = pb.iter().sum::<f64>() / n;
     let sd = (pb.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
     let half = 3.5 * sd / n.sqrt(); // t(0.995, 7) = 3.50
-    assert!((mean - expect).abs() <= half, "blocking {mean} +- {half} vs Erlang-B {expect}");
+    assert!(
+        (mean - expect).abs() <= half,
+        "blocking {mean} +- {half} vs Erlang-B {expect}"
+    );
 }
 
 #[test]
 fn admitted_calls_never_exceed_the_port_and_release_restores_it() {
     for (policy, contract, per_call) in [
         (json!({"policy": "peak"}), json!({"pcr_mbps": 10.0}), 10.0),
-        (json!({"policy": "sustainable"}), json!({"pcr_mbps": 40.0, "scr_mbps": 7.0, "mbs_cells": 50}), 7.0),
+        (
+            json!({"policy": "sustainable"}),
+            json!({"pcr_mbps": 40.0, "scr_mbps": 7.0, "mbs_cells": 50}),
+            7.0,
+        ),
     ] {
         let mut contract = contract;
-        let category = if contract.get("scr_mbps").is_some() { "rt-vbr" } else { "cbr" };
+        let category = if contract.get("scr_mbps").is_some() {
+            "rt-vbr"
+        } else {
+            "cbr"
+        };
         let s = {
             let sc_contract = contract.take();
             let mut sc = json!({"description": "calls", "run": {"duration_s": 100.0},
@@ -176,12 +216,21 @@ fn admitted_calls_carry_their_traffic() {
                    "connection": {"name": "v", "route": ["h", "A", "d"], "category": "cbr",
                                   "contract": {"pcr_mbps": 10.0}, "source": {"kind": "cbr", "rate_mbps": 10.0}}}]});
     let s = run(&sc);
-    let carried: f64 = s.connections.iter().filter(|(n, _)| n.starts_with("v#")).map(|(_, c)| c.throughput_mbps * 53.0 / 48.0).sum();
+    let carried: f64 = s
+        .connections
+        .iter()
+        .filter(|(n, _)| n.starts_with("v#"))
+        .map(|(_, c)| c.throughput_mbps * 53.0 / 48.0)
+        .sum();
     // 5 erlangs offered to 14 servers: blocking ~1e-4, so about 5 calls x 10 Mb/s
     assert_eq!(s.calls["v"].blocked, 0);
     assert!((carried / 50.0 - 1.0).abs() < 0.1, "carried {carried}");
     for (n, c) in &s.connections {
-        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{n}");
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+            "{n}"
+        );
     }
 }
 
@@ -190,7 +239,8 @@ fn a_shaped_source_always_passes_upc() {
     // ON-OFF at 40 Mb/s while ON (mean 20) against PCR 40, SCR 25, MBS 50: unshaped, its ON
     // bursts exceed the SCR bucket and UPC tags; shaped at the source, every cell conforms
     let mk = |shape: bool| {
-        let mut src = json!({"kind": "onoff", "peak_mbps": 40.0, "duty_cycle": 0.5, "period_s": 0.01});
+        let mut src =
+            json!({"kind": "onoff", "peak_mbps": 40.0, "duty_cycle": 0.5, "period_s": 0.01});
         if shape {
             src["shape"] = true.into();
         }
@@ -202,20 +252,30 @@ fn a_shaped_source_always_passes_upc() {
     assert!(raw.connections["c"].upc_tagged.unwrap() > 1000);
     let c = &shaped.connections["c"];
     assert_eq!(c.upc_tagged.unwrap() + c.upc_discarded.unwrap(), 0);
-    assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight);
+    assert_eq!(
+        c.cells_sent,
+        c.cells_delivered + c.cells_dropped + c.cells_in_flight
+    );
     // the mean rate (20 Mb/s) is below SCR, so shaping only delays: the same cells arrive
-    assert!((c.cells_delivered as f64 / raw.connections["c"].cells_delivered as f64 - 1.0).abs() < 0.01);
+    assert!(
+        (c.cells_delivered as f64 / raw.connections["c"].cells_delivered as f64 - 1.0).abs() < 0.01
+    );
 }
 
 #[test]
 fn permanent_connections_are_admitted_abr_on_its_mcr() {
     let mk = |pcrs: &[f64], abr_mcr: f64| {
-        let mut nodes = vec![json!({"name": "A", "kind": "switch", "cac": {"policy": "peak"}, "abr": {"scheme": "erica"}}), json!({"name": "d", "kind": "host"})];
+        let mut nodes = vec![
+            json!({"name": "A", "kind": "switch", "cac": {"policy": "peak"}, "abr": {"scheme": "erica"}}),
+            json!({"name": "d", "kind": "host"}),
+        ];
         let mut links = vec![json!({"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0})];
         let mut conns = vec![];
         for (i, p) in pcrs.iter().enumerate() {
             nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
-            links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": 149.76, "length_km": 1.0}));
+            links.push(
+                json!({"a": format!("h{i}"), "b": "A", "rate_mbps": 149.76, "length_km": 1.0}),
+            );
             conns.push(json!({"name": format!("c{i}"), "route": [format!("h{i}"), "A", "d"], "category": "cbr",
                               "contract": {"pcr_mbps": p}, "source": {"kind": "cbr", "rate_mbps": p}}));
         }
@@ -227,9 +287,13 @@ fn permanent_connections_are_admitted_abr_on_its_mcr() {
     let s = run(&mk(&[50.0, 50.0], 20.0));
     assert!((s.ports["A->d"].cac_allocated_mbps.unwrap() - 120.0).abs() < 1e-6);
     // 50 + 50 + an MCR of 60 exceeds 149.76
-    let e = build_from_json(&mk(&[50.0, 50.0], 60.0).to_string()).err().expect("MCR 60 does not fit");
+    let e = build_from_json(&mk(&[50.0, 50.0], 60.0).to_string())
+        .err()
+        .expect("MCR 60 does not fit");
     assert_eq!(e.path, "connections[2].abr.mcr_mbps");
-    let e = build_from_json(&mk(&[100.0, 60.0], 0.0).to_string()).err().expect("160 > 149.76");
+    let e = build_from_json(&mk(&[100.0, 60.0], 0.0).to_string())
+        .err()
+        .expect("160 > 149.76");
     assert_eq!(e.path, "connections[1].contract");
     assert!(e.message.contains("A->d"), "{}", e.message);
 }

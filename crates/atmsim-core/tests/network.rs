@@ -11,7 +11,9 @@ fn host(n: &str) -> Value {
 }
 fn switch(n: &str, extra: Value) -> Value {
     let mut v = json!({"name": n, "kind": "switch"});
-    v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
     v
 }
 fn link(a: &str, b: &str, rate: f64, km: f64) -> Value {
@@ -45,15 +47,23 @@ fn cbr_closed_form_count_and_delay() {
     let s = sim.summary();
     let c = conn(&s, "c");
     // per hop: transmission (ceil of the exact cell time in ps) + 5 us/km; plus fabric delays
-    let d_ps = ceil_cell_ps(155.52) + ceil_cell_ps(149.76) + ceil_cell_ps(100.0)
-        + 5_000_000 * 1 + 5_000_000 * 1000 + 1_000_000 + 3_000_000 + 7_500_000;
+    let d_ps = ceil_cell_ps(155.52)
+        + ceil_cell_ps(149.76)
+        + ceil_cell_ps(100.0)
+        + 5_000_000 * 1
+        + 5_000_000 * 1000
+        + 1_000_000
+        + 3_000_000
+        + 7_500_000;
     let d_us = d_ps as f64 / 1e6;
     assert_eq!(c.ctd_min_us.unwrap(), d_us);
     assert_eq!(c.ctd_max_us.unwrap(), d_us);
     assert_eq!(c.cdv_p2p_us.unwrap(), 0.0);
     // cells created at 0, 10 us, ... 9990 us; delivered if created + D <= 10 ms
     assert_eq!(c.cells_sent, 1000);
-    let delivered = (0..1000u64).filter(|k| k * 10_000_000 + d_ps <= 10_000_000_000).count() as u64;
+    let delivered = (0..1000u64)
+        .filter(|k| k * 10_000_000 + d_ps <= 10_000_000_000)
+        .count() as u64;
     assert_eq!(c.cells_delivered, delivered);
     assert_eq!(c.cells_in_flight, 1000 - delivered);
     assert_eq!(c.cells_dropped, 0);
@@ -92,7 +102,11 @@ fn overload_queue_grows_at_excess_rate_then_drops_the_excess() {
         if ser.port_index[i] == pi {
             let t = ser.port_time_s[i];
             let expect = excess_cells_per_s * t;
-            assert!((ser.port_queue_cells[i] as f64 - expect).abs() <= 2.0, "t {t}: {} vs {expect}", ser.port_queue_cells[i]);
+            assert!(
+                (ser.port_queue_cells[i] as f64 - expect).abs() <= 2.0,
+                "t {t}: {} vs {expect}",
+                ser.port_queue_cells[i]
+            );
             checked += 1;
         }
     }
@@ -104,7 +118,11 @@ fn overload_queue_grows_at_excess_rate_then_drops_the_excess() {
     let p = &s.ports["A->d"];
     assert_eq!(p.max_queue_cells, buffer);
     let expect = excess_cells_per_s * (d - w);
-    assert!((p.cells_dropped as f64 - expect).abs() <= 3.0, "{} vs {expect}", p.cells_dropped);
+    assert!(
+        (p.cells_dropped as f64 - expect).abs() <= 3.0,
+        "{} vs {expect}",
+        p.cells_dropped
+    );
     assert!((p.utilization - 1.0).abs() < 1e-4);
     assert_eq!(p.drops["port_buffer_full"], p.cells_dropped);
 }
@@ -112,11 +130,15 @@ fn overload_queue_grows_at_excess_rate_then_drops_the_excess() {
 #[test]
 fn strict_priority_cbr_delay_unaffected_by_ubr_load() {
     let mk = |ubr_on: bool| {
-        let mut conns = vec![json!({"name": "cbr", "route": ["h1", "A", "d"], "category": "cbr",
-                                    "source": {"kind": "cbr", "rate_mbps": 30.0}})];
+        let mut conns = vec![
+            json!({"name": "cbr", "route": ["h1", "A", "d"], "category": "cbr",
+                                    "source": {"kind": "cbr", "rate_mbps": 30.0}}),
+        ];
         if ubr_on {
-            conns.push(json!({"name": "ubr", "route": ["h2", "A", "d"], "category": "ubr",
-                              "source": {"kind": "persistent", "peak_mbps": 155.52}}));
+            conns.push(
+                json!({"name": "ubr", "route": ["h2", "A", "d"], "category": "ubr",
+                              "source": {"kind": "persistent", "peak_mbps": 155.52}}),
+            );
         }
         json!({
             "description": "priority",
@@ -129,7 +151,10 @@ fn strict_priority_cbr_delay_unaffected_by_ubr_load() {
     let base = run(&mk(false)).summary();
     let loaded = run(&mk(true)).summary();
     let (b, l) = (conn(&base, "cbr"), conn(&loaded, "cbr"));
-    assert!(conn(&loaded, "ubr").cells_dropped > 0, "the UBR load must overload the port");
+    assert!(
+        conn(&loaded, "ubr").cells_dropped > 0,
+        "the UBR load must overload the port"
+    );
     assert_eq!(l.cells_dropped, 0);
     assert_eq!(l.cells_delivered, b.cells_delivered);
     // non-preemptive priority: a CBR cell waits at most for the one UBR cell on the line
@@ -166,8 +191,14 @@ fn aal5_frame_cells_and_one_lost_cell_loses_exactly_that_frame() {
     let f = conn(&s, "F");
     assert_eq!(f.cells_sent, 30);
     assert_eq!(f.frames_sent, 10);
-    assert_eq!(f.cells_sent / f.frames_sent, atmsim_core::wire::aal5_cells(100) as u64);
-    assert_eq!(f.cells_dropped, 1, "setup: exactly one F cell meets the full buffer");
+    assert_eq!(
+        f.cells_sent / f.frames_sent,
+        atmsim_core::wire::aal5_cells(100) as u64
+    );
+    assert_eq!(
+        f.cells_dropped, 1,
+        "setup: exactly one F cell meets the full buffer"
+    );
     assert_eq!(f.frames_lost, 1);
     assert_eq!(f.frames_delivered, 9);
     assert_eq!(f.cells_delivered, 29);
@@ -180,7 +211,10 @@ fn aal5_lost_end_of_frame_cell_merges_two_frames() {
     // frames 1 and 2 into one bad CPCS-PDU, so both are lost (I.363.5 reassembly)
     let s = aal5_loss_case(48.0);
     let f = conn(&s, "F");
-    assert_eq!(f.cells_dropped, 1, "setup: exactly one F cell meets the full buffer");
+    assert_eq!(
+        f.cells_dropped, 1,
+        "setup: exactly one F cell meets the full buffer"
+    );
     assert_eq!(f.frames_lost, 2);
     assert_eq!(f.frames_delivered, 8);
 }
@@ -215,12 +249,26 @@ fn conservation_sent_equals_delivered_dropped_in_flight() {
         let mut dropped = 0;
         for (name, c) in &s.connections {
             assert!(c.cells_sent > 0, "{name}");
-            assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+            assert_eq!(
+                c.cells_sent,
+                c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+                "{name}"
+            );
             dropped += c.cells_dropped;
         }
-        assert!(dropped > 0, "the scenario must lose cells to test conservation under loss");
-        for reason in ["port_buffer_full", "class_buffer_full", "shared_buffer_full"] {
-            assert!(s.ports.values().map(|p| p.drops[reason]).sum::<u64>() > 0, "{reason}");
+        assert!(
+            dropped > 0,
+            "the scenario must lose cells to test conservation under loss"
+        );
+        for reason in [
+            "port_buffer_full",
+            "class_buffer_full",
+            "shared_buffer_full",
+        ] {
+            assert!(
+                s.ports.values().map(|p| p.drops[reason]).sum::<u64>() > 0,
+                "{reason}"
+            );
         }
         assert!(s.connections.contains_key("cbr.reverse"));
     }
@@ -262,7 +310,10 @@ fn impaired(im: Value, seed: u64) -> atmsim_core::metrics::Summary {
 /// |measured - p| within 4 standard deviations of a binomial proportion over n trials.
 fn within_ci(measured: f64, p: f64, n: u64) {
     let sd = (p * (1.0 - p) / n as f64).sqrt();
-    assert!((measured - p).abs() <= 4.0 * sd, "measured {measured} vs p {p} (sd {sd}, n {n})");
+    assert!(
+        (measured - p).abs() <= 4.0 * sd,
+        "measured {measured} vs p {p} (sd {sd}, n {n})"
+    );
 }
 
 #[test]
@@ -274,7 +325,10 @@ fn impairment_loss_error_misinsertion_match_their_probabilities() {
         assert_eq!(c.cells_sent, 90_000);
         within_ci(c.clr, p, c.cells_sent);
         assert_eq!(c.drops["link_loss"], c.cells_dropped);
-        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight);
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight
+        );
     }
     let s = impaired(json!({"error_probability": p}), 3);
     let c = conn(&s, "c1");
@@ -283,23 +337,40 @@ fn impairment_loss_error_misinsertion_match_their_probabilities() {
     // every frame with an errored cell fails its CRC: frames of 21 cells, P(frame ok) = 0.99^21
     let f = conn(&s, "c2");
     let cells = atmsim_core::wire::aal5_cells(1000) as i32;
-    within_ci(f.frames_lost as f64 / f.frames_sent as f64, 1.0 - (1.0 - p).powi(cells), f.frames_sent);
+    within_ci(
+        f.frames_lost as f64 / f.frames_sent as f64,
+        1.0 - (1.0 - p).powi(cells),
+        f.frames_sent,
+    );
     // misinsertion: a corrupted c1 cell lands on c2 (the only other connection) and vice versa
     let s = impaired(json!({"misinsertion_probability": p}), 4);
     let (c1, c2) = (conn(&s, "c1"), conn(&s, "c2"));
-    within_ci(c1.drops["misinserted"] as f64 / c1.cells_sent as f64, p, c1.cells_sent);
+    within_ci(
+        c1.drops["misinserted"] as f64 / c1.cells_sent as f64,
+        p,
+        c1.cells_sent,
+    );
     assert_eq!(c2.cells_misinserted, c1.drops["misinserted"]);
     assert_eq!(c1.cells_misinserted, c2.drops["misinserted"]);
-    assert!((c2.cmr_per_s - c2.cells_misinserted as f64).abs() < 1e-9, "1 s window");
+    assert!(
+        (c2.cmr_per_s - c2.cells_misinserted as f64).abs() < 1e-9,
+        "1 s window"
+    );
     for c in [c1, c2] {
-        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight);
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight
+        );
     }
 }
 
 #[test]
 fn impairment_delay_and_variation_keep_order() {
     let base = conn(&impaired(json!({}), 1), "c2").ctd_min_us.unwrap();
-    let s = impaired(json!({"extra_delay_us": 100.0, "delay_variation_us": 50.0}), 1);
+    let s = impaired(
+        json!({"extra_delay_us": 100.0, "delay_variation_us": 50.0}),
+        1,
+    );
     let c = conn(&s, "c2");
     assert!(c.ctd_min_us.unwrap() >= base + 100.0);
     // in order: a cell waits at most for its predecessor, so the delay stays below
@@ -334,7 +405,11 @@ fn mpeg2_video_multiplex_carries_the_accepted_rate_and_has_priority_over_ubr() {
     let mean = m + sd * (phi(a) - phi(b)) / (cdf(b) - cdf(a));
     let cell_rate = v.throughput_mbps * 53.0 / 48.0;
     // long-range dependence makes a 59 s mean vary by several percent
-    assert!((cell_rate / (9.0 * mean) - 1.0).abs() < 0.1, "{cell_rate} vs {}", 9.0 * mean);
+    assert!(
+        (cell_rate / (9.0 * mean) - 1.0).abs() < 0.1,
+        "{cell_rate} vs {}",
+        9.0 * mean
+    );
     assert_eq!(v.cells_dropped, 0, "VBR has strict priority over UBR");
     assert!(conn(&s, "ubr").cells_dropped > 0);
 }
@@ -342,8 +417,16 @@ fn mpeg2_video_multiplex_carries_the_accepted_rate_and_has_priority_over_ubr() {
 /// Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7).
 fn erf(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.3275911 * x.abs());
-    let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * (-x * x).exp();
-    if x >= 0.0 { y } else { -y }
+    let y = 1.0
+        - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592)
+            * t
+            * (-x * x).exp();
+    if x >= 0.0 {
+        y
+    } else {
+        -y
+    }
 }
 
 fn discard_case(discard: &str) -> atmsim_core::metrics::Summary {
@@ -371,9 +454,17 @@ fn discard_case(discard: &str) -> atmsim_core::metrics::Summary {
 #[test]
 fn epd_and_ppd_save_goodput_under_overload() {
     // three 100 Mb/s sources of 9180-byte frames (192 cells) into 149.76 Mb/s
-    let goodput = |s: &atmsim_core::metrics::Summary| (1..=3).map(|i| conn(s, &format!("u{i}")).user_throughput_mbps).sum::<f64>();
+    let goodput = |s: &atmsim_core::metrics::Summary| {
+        (1..=3)
+            .map(|i| conn(s, &format!("u{i}")).user_throughput_mbps)
+            .sum::<f64>()
+    };
     let best = 149.76 * 9180.0 / (192.0 * 53.0); // every cell on the link in a whole frame
-    let (tail, ppd, epd) = (discard_case("tail"), discard_case("ppd"), discard_case("epd"));
+    let (tail, ppd, epd) = (
+        discard_case("tail"),
+        discard_case("ppd"),
+        discard_case("epd"),
+    );
     let (g_tail, g_ppd, g_epd) = (goodput(&tail), goodput(&ppd), goodput(&epd));
     // EPD: at most three frames in progress can pass the threshold (1000 + 3 x 192 < 2000), so
     // the buffer never overflows, no frame is cut, and the link carries only whole frames
@@ -387,7 +478,10 @@ fn epd_and_ppd_save_goodput_under_overload() {
     // too, so goodput barely moves (Romanow and Floyd saw PPD help far less than EPD); its
     // exact behaviour is checked in `ppd_drops_the_rest_of_a_cut_frame_but_its_last_cell`
     assert!(ppd.ports["A->d"].drops["ppd"] > 0);
-    assert!(g_ppd > 0.97 * g_tail && g_ppd < g_epd, "tail {g_tail} ppd {g_ppd} epd {g_epd}");
+    assert!(
+        g_ppd > 0.97 * g_tail && g_ppd < g_epd,
+        "tail {g_tail} ppd {g_ppd} epd {g_epd}"
+    );
 }
 
 #[test]
@@ -419,11 +513,21 @@ fn ppd_drops_the_rest_of_a_cut_frame_but_its_last_cell() {
     let ppd = run(&mk("ppd")).summary();
     let (ft, fp) = (conn(&tail, "F"), conn(&ppd, "F"));
     assert_eq!(ft.cells_sent, 30);
-    assert_eq!(ft.cells_dropped, 1, "setup: one F cell meets the full buffer");
+    assert_eq!(
+        ft.cells_dropped, 1,
+        "setup: one F cell meets the full buffer"
+    );
     assert_eq!((ft.frames_lost, ft.frames_delivered), (1, 5));
     assert_eq!(fp.drops["port_buffer_full"], 1);
-    assert_eq!(fp.drops["ppd"], 2, "cells 7 and 8 dropped, 9 (end of frame) kept");
-    assert_eq!((fp.frames_lost, fp.frames_delivered), (1, 5), "the next frame is unharmed");
+    assert_eq!(
+        fp.drops["ppd"], 2,
+        "cells 7 and 8 dropped, 9 (end of frame) kept"
+    );
+    assert_eq!(
+        (fp.frames_lost, fp.frames_delivered),
+        (1, 5),
+        "the next frame is unharmed"
+    );
 }
 
 #[test]
@@ -445,7 +549,11 @@ fn misinserted_cells_lost_downstream_do_not_count_against_their_new_connection()
     let s = run(&sc).summary();
     for name in ["c1", "c2"] {
         let c = conn(&s, name);
-        assert_eq!(c.cells_sent, c.cells_delivered + c.cells_dropped + c.cells_in_flight, "{name}");
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+            "{name}"
+        );
     }
     assert!(conn(&s, "c2").cells_misinserted > 0);
 }
@@ -454,14 +562,16 @@ fn misinserted_cells_lost_downstream_do_not_count_against_their_new_connection()
 fn two_class(sw: Value, a: (&str, f64), b: (&str, f64)) -> atmsim_core::metrics::Summary {
     // each category its own 2500 cells, so one saturating category cannot take the other's room
     let mut s = json!({"buffer_cells": 5000, "class_buffer_cells": {"cbr": 2500, "nrt-vbr": 2500, "ubr": 2500}});
-    s.as_object_mut().unwrap().extend(sw.as_object().unwrap().clone());
+    s.as_object_mut()
+        .unwrap()
+        .extend(sw.as_object().unwrap().clone());
     let sc = json!({"description": "schedulers", "run": {"duration_s": 0.5, "warmup_s": 0.1},
-        "nodes": [host("ha"), host("hb"), switch("A", s), host("d")],
-        "links": [link("ha", "A", 622.08, 1.0), link("hb", "A", 622.08, 1.0), link("A", "d", 149.76, 1.0)],
-        "connections": [
-            {"name": "a", "route": ["ha", "A", "d"], "category": a.0, "source": {"kind": "persistent", "peak_mbps": a.1}},
-            {"name": "b", "route": ["hb", "A", "d"], "category": b.0, "source": {"kind": "persistent", "peak_mbps": b.1}}
-        ]});
+    "nodes": [host("ha"), host("hb"), switch("A", s), host("d")],
+    "links": [link("ha", "A", 622.08, 1.0), link("hb", "A", 622.08, 1.0), link("A", "d", 149.76, 1.0)],
+    "connections": [
+        {"name": "a", "route": ["ha", "A", "d"], "category": a.0, "source": {"kind": "persistent", "peak_mbps": a.1}},
+        {"name": "b", "route": ["hb", "A", "d"], "category": b.0, "source": {"kind": "persistent", "peak_mbps": b.1}}
+    ]});
     run(&sc).summary()
 }
 
@@ -471,8 +581,16 @@ fn cell_rate(s: &atmsim_core::metrics::Summary, n: &str) -> f64 {
 
 #[test]
 fn per_class_maximum_caps_even_an_idle_link() {
-    let s = two_class(json!({"class_max_mbps": {"ubr": 30.0}}), ("ubr", 100.0), ("nrt-vbr", 1.0));
-    assert!((cell_rate(&s, "a") - 30.0).abs() < 0.1, "{}", cell_rate(&s, "a"));
+    let s = two_class(
+        json!({"class_max_mbps": {"ubr": 30.0}}),
+        ("ubr", 100.0),
+        ("nrt-vbr", 1.0),
+    );
+    assert!(
+        (cell_rate(&s, "a") - 30.0).abs() < 0.1,
+        "{}",
+        cell_rate(&s, "a")
+    );
     assert!(s.ports["A->d"].utilization < 0.25);
 }
 
@@ -481,14 +599,33 @@ fn per_class_minimum_guarantee_beats_strict_priority() {
     // CBR offered above the link rate takes it all under strict priority: nrt-VBR starves
     let starve = two_class(json!({}), ("cbr", 155.0), ("nrt-vbr", 100.0));
     assert!(cell_rate(&starve, "b") < 1.0, "{}", cell_rate(&starve, "b"));
-    let s = two_class(json!({"class_min_mbps": {"nrt-vbr": 40.0}}), ("cbr", 155.0), ("nrt-vbr", 100.0));
-    assert!((cell_rate(&s, "b") - 40.0).abs() < 0.5, "{}", cell_rate(&s, "b"));
-    assert!((cell_rate(&s, "a") - (149.76 - 40.0)).abs() < 0.5, "{}", cell_rate(&s, "a"));
+    let s = two_class(
+        json!({"class_min_mbps": {"nrt-vbr": 40.0}}),
+        ("cbr", 155.0),
+        ("nrt-vbr", 100.0),
+    );
+    assert!(
+        (cell_rate(&s, "b") - 40.0).abs() < 0.5,
+        "{}",
+        cell_rate(&s, "b")
+    );
+    assert!(
+        (cell_rate(&s, "a") - (149.76 - 40.0)).abs() < 0.5,
+        "{}",
+        cell_rate(&s, "a")
+    );
 }
 
 #[test]
 fn weighted_round_robin_shares_by_weight() {
-    let s = two_class(json!({"scheduler": "wrr", "class_weights": {"cbr": 3, "ubr": 1}}), ("cbr", 149.76), ("ubr", 149.76));
+    let s = two_class(
+        json!({"scheduler": "wrr", "class_weights": {"cbr": 3, "ubr": 1}}),
+        ("cbr", 149.76),
+        ("ubr", 149.76),
+    );
     let (a, b) = (cell_rate(&s, "a"), cell_rate(&s, "b"));
-    assert!((a / 149.76 - 0.75).abs() < 0.005 && (b / 149.76 - 0.25).abs() < 0.005, "{a} {b}");
+    assert!(
+        (a / 149.76 - 0.75).abs() < 0.005 && (b / 149.76 - 0.25).abs() < 0.005,
+        "{a} {b}"
+    );
 }

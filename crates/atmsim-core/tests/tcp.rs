@@ -16,7 +16,9 @@ fn run(sc: &Value) -> Summary {
 /// h -- A -- B -- d; the trunk A-B is `trunk_km` long; every link 149.76 Mb/s unless changed.
 fn path(conns: Value, trunk: Value, run: Value) -> Value {
     let mut t = json!({"a": "A", "b": "B", "rate_mbps": LINK, "length_km": 1000.0});
-    t.as_object_mut().unwrap().extend(trunk.as_object().unwrap().clone());
+    t.as_object_mut()
+        .unwrap()
+        .extend(trunk.as_object().unwrap().clone());
     json!({"description": "tcp", "run": run,
            "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch"}, {"name": "B", "kind": "switch"}, {"name": "d", "kind": "host"}],
            "links": [{"a": "h", "b": "A", "rate_mbps": LINK, "length_km": 0.0}, t, {"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}],
@@ -40,12 +42,23 @@ fn window_limited_throughput_is_window_over_rtt() {
     // 65,535 B window, MSS 512: 127 full segments in flight (no short segment while bulk data
     // remain). RTT: 2 x 5 ms of propagation; the segment's last cell leaves the host after 12
     // cell times and crosses 2 more links (2), the 2-cell ACK crosses 3 links (2 + 1 + 1).
-    let sc = path(json!([tcp_conn("ubr", json!({"window_bytes": 65535, "recovery": "none"}))]), json!({}), json!({"duration_s": 3.0, "warmup_s": 1.0}));
+    let sc = path(
+        json!([tcp_conn(
+            "ubr",
+            json!({"window_bytes": 65535, "recovery": "none"})
+        )]),
+        json!({}),
+        json!({"duration_s": 3.0, "warmup_s": 1.0}),
+    );
     let s = run(&sc);
     let t = s.connections["t"].tcp.clone().unwrap();
     let rtt = 2.0 * 1000.0 * 5e-6 + (12.0 + 2.0 + 2.0 + 2.0) * cell_time();
     let expect = 127.0 * 512.0 * 8.0 / rtt / 1e6;
-    assert!((t.goodput_mbps / expect - 1.0).abs() < 0.01, "{} vs {expect}", t.goodput_mbps);
+    assert!(
+        (t.goodput_mbps / expect - 1.0).abs() < 0.01,
+        "{} vs {expect}",
+        t.goodput_mbps
+    );
     assert_eq!(t.retransmitted_segments, 0);
     assert_eq!(s.connections["t"].cells_dropped, 0);
 }
@@ -56,19 +69,30 @@ fn bandwidth_limited_throughput_is_the_encapsulation_limit() {
     // link's cell rate x 512 / (12 x 53) (80.5% of the line, seed 000 section 6)
     for mss in [512u32, 9140] {
         let tcp = json!({"mss_bytes": mss, "window_bytes": 1 << 20, "window_scale": true, "recovery": "none"});
-        let sc = path(json!([tcp_conn("ubr", tcp)]), json!({}), json!({"duration_s": 3.0, "warmup_s": 1.5}));
+        let sc = path(
+            json!([tcp_conn("ubr", tcp)]),
+            json!({}),
+            json!({"duration_s": 3.0, "warmup_s": 1.5}),
+        );
         let s = run(&sc);
         let t = s.connections["t"].tcp.clone().unwrap();
         let cells = atmsim_core::wire::aal5_cells(mss + 48) as f64;
         let expect = LINK / 424.0 * 1e6 * mss as f64 * 8.0 / cells / 1e6;
-        assert!((t.goodput_mbps / expect - 1.0).abs() < 0.005, "mss {mss}: {} vs {expect}", t.goodput_mbps);
+        assert!(
+            (t.goodput_mbps / expect - 1.0).abs() < 0.005,
+            "mss {mss}: {} vs {expect}",
+            t.goodput_mbps
+        );
     }
 }
 
 #[test]
 fn slow_start_doubles_the_window_every_round_trip() {
     let sc = path(
-        json!([tcp_conn("ubr", json!({"window_bytes": 1 << 20, "window_scale": true}))]),
+        json!([tcp_conn(
+            "ubr",
+            json!({"window_bytes": 1 << 20, "window_scale": true})
+        )]),
         json!({}),
         json!({"duration_s": 0.1, "sample_interval_s": 0.0005}),
     );
@@ -88,7 +112,11 @@ fn slow_start_doubles_the_window_every_round_trip() {
 fn lossy(recovery: &str, drops: Value) -> Summary {
     // a 2 MB transfer over a 10 ms path, window 256 KB; the trunk loses the scripted cells
     let tcp = json!({"window_bytes": 262144, "window_scale": true, "recovery": recovery, "bytes": 2_000_000});
-    let sc = path(json!([tcp_conn("ubr", tcp)]), json!({"impairment": {"drop_cells_a_to_b": drops}}), json!({"duration_s": 5.0}));
+    let sc = path(
+        json!([tcp_conn("ubr", tcp)]),
+        json!({"impairment": {"drop_cells_a_to_b": drops}}),
+        json!({"duration_s": 5.0}),
+    );
     run(&sc)
 }
 
@@ -109,7 +137,11 @@ fn a_single_drop_is_recovered_by_timeout_or_by_fast_retransmit() {
     // one tick (an RTO of 2 ticks counts down on the 100 ms clock, so it fires 100-200 ms after
     // it was last set)
     assert!(t.retransmitted_segments >= 1);
-    assert!(t.completed_s.unwrap() > done_clean + 0.1, "{:?} vs {done_clean}", t.completed_s);
+    assert!(
+        t.completed_s.unwrap() > done_clean + 0.1,
+        "{:?} vs {done_clean}",
+        t.completed_s
+    );
 
     for rec in ["reno", "newreno", "tahoe"] {
         let s = lossy(rec, json!([5995]));
@@ -117,7 +149,11 @@ fn a_single_drop_is_recovered_by_timeout_or_by_fast_retransmit() {
         assert_eq!(t.fast_retransmits, 1, "{rec}");
         assert_eq!(t.timeouts, 0, "{rec}");
         assert_eq!(t.bytes_delivered, 2_000_000, "{rec}");
-        assert!(t.completed_s.unwrap() < done_clean + 0.1, "{rec}: {:?} vs {done_clean}", t.completed_s);
+        assert!(
+            t.completed_s.unwrap() < done_clean + 0.1,
+            "{rec}: {:?} vs {done_clean}",
+            t.completed_s
+        );
         if rec != "tahoe" {
             assert_eq!(t.retransmitted_segments, 1, "{rec}");
         }
@@ -129,7 +165,11 @@ fn tcp_over_abr_keeps_the_switch_queue_small_and_queues_at_the_source() {
     // the trunk is the bottleneck (50 Mb/s); ERICA tells the source, so the cells wait in the
     // ABR source's queue, not at the switch ("ABR pushes the queues to the edge", seed 002)
     let tcp = json!({"window_bytes": 1 << 20, "window_scale": true, "recovery": "none"});
-    let mut sc = path(json!([tcp_conn("abr", tcp)]), json!({"rate_mbps": 50.0}), json!({"duration_s": 2.0, "warmup_s": 1.0}));
+    let mut sc = path(
+        json!([tcp_conn("abr", tcp)]),
+        json!({"rate_mbps": 50.0}),
+        json!({"duration_s": 2.0, "warmup_s": 1.0}),
+    );
     sc["nodes"][1]["abr"] = json!({"scheme": "erica", "target_utilization": 0.9});
     sc["nodes"][2]["abr"] = json!({"scheme": "erica"});
     let s = run(&sc);
@@ -137,11 +177,18 @@ fn tcp_over_abr_keeps_the_switch_queue_small_and_queues_at_the_source() {
     let t = c.tcp.clone().unwrap();
     // goodput: 90% of 50 Mb/s of cells less one RM cell in 32, x 512 / (12 x 53)
     let expect = 0.9 * 50.0 * 31.0 / 32.0 * 512.0 / (12.0 * 53.0);
-    assert!((t.goodput_mbps / expect - 1.0).abs() < 0.03, "{} vs {expect}", t.goodput_mbps);
+    assert!(
+        (t.goodput_mbps / expect - 1.0).abs() < 0.03,
+        "{} vs {expect}",
+        t.goodput_mbps
+    );
     assert_eq!(c.cells_dropped, 0);
     let q_switch = s.ports["A->B"].max_queue_cells as u64;
     let q_source = c.source_queue_max_cells.unwrap();
-    assert!(q_source > 10 * q_switch, "source {q_source} switch {q_switch}");
+    assert!(
+        q_source > 10 * q_switch,
+        "source {q_source} switch {q_switch}"
+    );
 }
 
 #[test]
@@ -149,24 +196,34 @@ fn tcp_over_ubr_needs_the_window_in_the_switch_buffer() {
     // the same bottleneck without feedback: with a buffer larger than the window nothing is
     // lost and the switch queue holds about the window beyond the bandwidth-delay product
     let tcp = json!({"window_bytes": 262144, "window_scale": true, "recovery": "none"});
-    let sc = path(json!([tcp_conn("ubr", tcp)]), json!({"rate_mbps": 50.0}), json!({"duration_s": 2.0}));
+    let sc = path(
+        json!([tcp_conn("ubr", tcp)]),
+        json!({"rate_mbps": 50.0}),
+        json!({"duration_s": 2.0}),
+    );
     let s = run(&sc);
     let c = &s.connections["t"];
     assert_eq!(c.cells_dropped, 0);
     let window_cells = 262144 / 512 * 12;
     let bdp_cells = (50e6 / 424.0 * 0.010) as u64;
     let q = s.ports["A->B"].max_queue_cells as u64;
-    assert!(q <= window_cells && q + bdp_cells + 200 >= window_cells, "queue {q}, window {window_cells}, bdp {bdp_cells}");
+    assert!(
+        q <= window_cells && q + bdp_cells + 200 >= window_cells,
+        "queue {q}, window {window_cells}, bdp {bdp_cells}"
+    );
 }
 
 #[test]
 fn tcp_runs_are_deterministic() {
-    let sc = path(json!([tcp_conn("ubr", json!({"recovery": "reno"}))]), json!({"impairment": {"loss_probability": 1e-4}}), json!({"duration_s": 1.0}));
+    let sc = path(
+        json!([tcp_conn("ubr", json!({"recovery": "reno"}))]),
+        json!({"impairment": {"loss_probability": 1e-4}}),
+        json!({"duration_s": 1.0}),
+    );
     let a = serde_json::to_string(&run(&sc).connections).unwrap();
     let b = serde_json::to_string(&run(&sc).connections).unwrap();
     assert_eq!(a, b);
 }
-
 
 #[test]
 fn a_lost_end_of_frame_cell_loses_two_segments_which_newreno_repairs_in_one_recovery() {
@@ -175,10 +232,16 @@ fn a_lost_end_of_frame_cell_loses_two_segments_which_newreno_repairs_in_one_reco
     let reno = lossy("reno", json!([6000]));
     let t = reno.connections["t"].tcp.clone().unwrap();
     assert_eq!(t.retransmitted_segments, 2);
-    assert_eq!(t.fast_retransmits, 2, "Reno leaves recovery on the partial ACK and needs a second one");
+    assert_eq!(
+        t.fast_retransmits, 2,
+        "Reno leaves recovery on the partial ACK and needs a second one"
+    );
     let newreno = lossy("newreno", json!([6000]));
     let t = newreno.connections["t"].tcp.clone().unwrap();
     assert_eq!(t.retransmitted_segments, 2);
-    assert_eq!(t.fast_retransmits, 1, "the partial ACK retransmits the second hole");
+    assert_eq!(
+        t.fast_retransmits, 1,
+        "the partial ACK retransmits the second hole"
+    );
     assert_eq!(t.timeouts, 0);
 }

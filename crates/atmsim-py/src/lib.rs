@@ -17,17 +17,27 @@ fn schema() -> String {
 #[pyfunction]
 fn check(json: &str) -> Option<(String, String)> {
     // building also checks what only the built network can tell (CAC of permanent connections)
-    atmsim_core::build_from_json(json).err().map(|e| (e.path, e.message))
+    atmsim_core::build_from_json(json)
+        .err()
+        .map(|e| (e.path, e.message))
 }
 
 /// Traffic mapping (seed 001 Table 7): an application description to PCR/SCR/MBS.
 /// Returns {"plain": {...}, "aal5": {...}} with pcr/scr in cells/s and Mb/s and mbs in cells,
 /// and cells_per_tsdu.
 #[pyfunction]
-fn map_traffic(max_mbps: f64, mean_mbps: f64, burst_bytes: u64, tsdu_bytes: u32, header_bytes: u32) -> PyResult<String> {
+fn map_traffic(
+    max_mbps: f64,
+    mean_mbps: f64,
+    burst_bytes: u64,
+    tsdu_bytes: u32,
+    header_bytes: u32,
+) -> PyResult<String> {
     use atmsim_core::policing::AppTraffic;
     if !(max_mbps > 0.0 && mean_mbps > 0.0 && mean_mbps <= max_mbps && tsdu_bytes > 0) {
-        return Err(PyValueError::new_err("need 0 < mean <= max rate and a TSDU of at least one byte"));
+        return Err(PyValueError::new_err(
+            "need 0 < mean <= max rate and a TSDU of at least one byte",
+        ));
     }
     let app = AppTraffic::from_mbps(max_mbps, mean_mbps, burst_bytes, tsdu_bytes, header_bytes);
     let d = |c: atmsim_core::policing::CellDescriptor| {
@@ -47,7 +57,8 @@ struct Simulation {
 impl Simulation {
     #[new]
     fn new(json: &str) -> PyResult<Self> {
-        let inner = atmsim_core::build_from_json(json).map_err(|e| PyValueError::new_err((e.path, e.message)))?;
+        let inner = atmsim_core::build_from_json(json)
+            .map_err(|e| PyValueError::new_err((e.path, e.message)))?;
         Ok(Simulation { inner })
     }
 
@@ -87,21 +98,33 @@ impl Simulation {
         let s = self.inner.series();
         let out = PyDict::new(py);
         let ports = PyDict::new(py);
-        let pnames: Vec<&str> = s.port_index.iter().map(|&i| self.inner.ports[i as usize].name.as_str()).collect();
+        let pnames: Vec<&str> = s
+            .port_index
+            .iter()
+            .map(|&i| self.inner.ports[i as usize].name.as_str())
+            .collect();
         ports.set_item("time_s", &s.port_time_s)?;
         ports.set_item("port", pnames)?;
         ports.set_item("queue_cells", &s.port_queue_cells)?;
         ports.set_item("utilization", &s.port_utilization)?;
         out.set_item("ports", ports)?;
         let conns = PyDict::new(py);
-        let cnames: Vec<&str> = s.conn_index.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+        let cnames: Vec<&str> = s
+            .conn_index
+            .iter()
+            .map(|&i| self.inner.flows[i as usize].name.as_str())
+            .collect();
         conns.set_item("time_s", &s.conn_time_s)?;
         conns.set_item("connection", cnames)?;
         conns.set_item("throughput_mbps", &s.conn_throughput_mbps)?;
         out.set_item("connections", conns)?;
         if !s.acr_time_s.is_empty() {
             let d = PyDict::new(py);
-            let names: Vec<&str> = s.acr_flow.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+            let names: Vec<&str> = s
+                .acr_flow
+                .iter()
+                .map(|&i| self.inner.flows[i as usize].name.as_str())
+                .collect();
             d.set_item("time_s", &s.acr_time_s)?;
             d.set_item("connection", names)?;
             d.set_item("acr_mbps", &s.acr_mbps)?;
@@ -109,7 +132,11 @@ impl Simulation {
         }
         if !s.abr_time_s.is_empty() {
             let d = PyDict::new(py);
-            let names: Vec<&str> = s.abr_port.iter().map(|&i| self.inner.ports[i as usize].name.as_str()).collect();
+            let names: Vec<&str> = s
+                .abr_port
+                .iter()
+                .map(|&i| self.inner.ports[i as usize].name.as_str())
+                .collect();
             d.set_item("time_s", &s.abr_time_s)?;
             d.set_item("port", names)?;
             d.set_item("z", &s.abr_z)?;
@@ -123,7 +150,11 @@ impl Simulation {
         }
         if !s.tcp_time_s.is_empty() {
             let d = PyDict::new(py);
-            let names: Vec<&str> = s.tcp_flow.iter().map(|&i| self.inner.flows[i as usize].name.as_str()).collect();
+            let names: Vec<&str> = s
+                .tcp_flow
+                .iter()
+                .map(|&i| self.inner.flows[i as usize].name.as_str())
+                .collect();
             d.set_item("time_s", &s.tcp_time_s)?;
             d.set_item("connection", names)?;
             d.set_item("cwnd_bytes", &s.tcp_cwnd_bytes)?;

@@ -12,7 +12,10 @@ use std::process::Command;
 use std::time::Instant;
 
 fn scenario(ab: Value, duration: f64) -> Value {
-    let mut nodes = vec![json!({"name": "A", "kind": "switch", "buffer_cells": 10000}), json!({"name": "B", "kind": "switch"})];
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "buffer_cells": 10000}),
+        json!({"name": "B", "kind": "switch"}),
+    ];
     let mut links = vec![];
     let mut conns = vec![];
     for i in 1..=15 {
@@ -20,11 +23,15 @@ fn scenario(ab: Value, duration: f64) -> Value {
         nodes.push(json!({"name": format!("d{i}"), "kind": "host"}));
         links.push(json!({"a": format!("s{i}"), "b": "A", "rate_mbps": 149.76, "length_km": 1.0}));
         links.push(json!({"a": "B", "b": format!("d{i}"), "rate_mbps": 149.76, "length_km": 1.0}));
-        conns.push(json!({"name": format!("c{i}"), "route": [format!("s{i}"), "A", "B", format!("d{i}")],
-                          "category": "ubr", "source": {"kind": "persistent", "peak_mbps": 12.0}}));
+        conns.push(
+            json!({"name": format!("c{i}"), "route": [format!("s{i}"), "A", "B", format!("d{i}")],
+                          "category": "ubr", "source": {"kind": "persistent", "peak_mbps": 12.0}}),
+        );
     }
     let mut l = json!({"a": "A", "b": "B", "rate_mbps": 149.76});
-    l.as_object_mut().unwrap().extend(ab.as_object().unwrap().clone());
+    l.as_object_mut()
+        .unwrap()
+        .extend(ab.as_object().unwrap().clone());
     links.push(l);
     json!({"description": "benchmark (issue 2)", "run": {"duration_s": duration, "sample_interval_s": 0.01},
            "nodes": nodes, "links": links, "connections": conns})
@@ -68,14 +75,20 @@ fn one(case: &str, duration: f64) -> Value {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let duration = std::env::var("ATMSIM_BENCH_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10.0);
+    let duration = std::env::var("ATMSIM_BENCH_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10.0);
     if args.len() == 3 && args[1] == "--one" {
         println!("{}", one(&args[2], duration));
         return;
     }
     let exe = std::env::current_exe().expect("own path");
     let run = |case: &str| -> Value {
-        let out = Command::new(&exe).args(["--one", case]).output().expect("run bench case");
+        let out = Command::new(&exe)
+            .args(["--one", case])
+            .output()
+            .expect("run bench case");
         assert!(out.status.success(), "bench case {case} failed");
         serde_json::from_slice(&out.stdout).expect("bench output")
     };
@@ -86,8 +99,15 @@ fn main() {
     let mem_per_cell = (f(&b, "peak_rss_bytes") - f(&a0, "peak_rss_bytes"))
         / (f(&b, "cells_in_flight_at_end") - f(&a0, "cells_in_flight_at_end"));
     println!("atmsim-core benchmark, {duration} simulated seconds, release build, one core");
-    println!("{:<34} {:>14} {:>12} {:>14} {:>12} {:>10}", "case", "cell-hops/s", "events/s", "cells in flight", "peak RSS MB", "wall s");
-    for (name, v) in [("(a) 15 x 12 Mb/s, 1000 km", &a), ("(b) same, 270 ms A-B hop", &b), ("(ref) same, 0 km A-B", &a0)] {
+    println!(
+        "{:<34} {:>14} {:>12} {:>14} {:>12} {:>10}",
+        "case", "cell-hops/s", "events/s", "cells in flight", "peak RSS MB", "wall s"
+    );
+    for (name, v) in [
+        ("(a) 15 x 12 Mb/s, 1000 km", &a),
+        ("(b) same, 270 ms A-B hop", &b),
+        ("(ref) same, 0 km A-B", &a0),
+    ] {
         println!(
             "{:<34} {:>14.0} {:>12.0} {:>14} {:>12.1} {:>10.3}",
             name,
@@ -100,12 +120,16 @@ fn main() {
     }
     println!("(b) cost per cell-hop / (a): {cost_ratio:.3}  (goal <= 1.3)");
     println!("memory per cell in flight: {mem_per_cell:.1} bytes  (goal <= 64)");
-    println!("(a) cell-hops per second: {:.2} million  (goal >= 20)", f(&a, "cell_hops_per_s") / 1e6);
+    println!(
+        "(a) cell-hops per second: {:.2} million  (goal >= 20)",
+        f(&a, "cell_hops_per_s") / 1e6
+    );
     let report = json!({"duration_s": duration, "a": a, "b": b, "reference_0km": a0,
                         "b_over_a_cost_per_cell_hop": cost_ratio, "bytes_per_cell_in_flight": mem_per_cell});
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
     std::fs::create_dir_all(&dir).ok();
     let path = dir.canonicalize().unwrap_or(dir).join("bench.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap() + "\n").expect("write bench.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap() + "\n")
+        .expect("write bench.json");
     println!("wrote {}", path.display());
 }

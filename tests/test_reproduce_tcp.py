@@ -1,0 +1,118 @@
+"""`atmsim reproduce seed000 / seed002`: run lists, reference data, the seed's metrics computed from
+results, and shortened end-to-end runs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import atmsim
+from atmsim import reproduce as rep
+from atmsim.reproduce import seed000, seed002
+
+from conftest import REPO
+
+
+@pytest.mark.parametrize("name", ["seed000", "seed002"])
+def test_reference_data_cites_the_seed(name: str) -> None:
+    exp = rep.get_experiment(name)
+    ref = rep.load_reference(exp)
+    assert ref["seed_file"] == exp.seed_file
+    assert (REPO / "python" / "atmsim" / "reproduce" / "reference" / f"{name}.toml").is_file()
+    rows = ref.get("row") or ref.get("reference")
+    assert rows
+    for r in rows:
+        assert r.get("where") or r.get("quote"), r
+
+
+def test_seed000_runs_cover_every_table_row() -> None:
+    full = seed000.runs(False)
+    ref = rep.load_reference(rep.get_experiment("seed000"))
+    keys = {(s.params["config"], s.params["mss"], s.params.get("mean"), s.params.get("std")) for s in full}
+    for r in ref["row"]:
+        assert (r["config"], r["mss"], float(r["mean"]), float(r["std"])) in keys
+    # WAN rows are replicated over three seeds, satellite rows run their full 170 s
+    wan = [s for s in full if s.params["config"] == "wan" and s.params["mss"] == 512 and s.params["mean"] == 5.0]
+    assert sorted(s.params["seed"] for s in wan) == [1, 2, 3]
+    assert all(s.params["duration_s"] == 170.0 for s in full if s.params["config"].startswith("sat"))
+    quick = seed000.runs(True)
+    assert all(s.params["duration_s"] == seed000.QUICK_SAT_S for s in quick if s.params["config"].startswith("sat"))
+    assert len(quick) < len(full)
+
+
+def test_seed000_efficiency_follows_the_seed_definition() -> None:
+    # the seed's worked example (section 7.1, Table 1a row 1): ABR capacity 149.76 - 56.44, max
+    # TCP throughput 78% of it, TCP 68.72 Mb/s -> 94.4%
+    vbr_payload = 56.44 * 48 / 53
+    summary = {
+        "ports": {"Sw1->Sw2": {"max_queue_cells": 6775}},
+        "connections": {
+            "tcp1": {"tcp": {"goodput_mbps": 68.72, "max_payload_fraction": 512 / (12 * 53) * 31 / 32}},
+            "vbr": {"throughput_mbps": vbr_payload},
+        },
+    }
+    m = seed000.measures(summary, 149.76)
+    assert m["abr_throughput_mbps"] == pytest.approx(93.32)
+    assert m["efficiency_percent"] == pytest.approx(68.72 / (0.7803 * 93.32) * 100, rel=1e-3)
+    assert m["efficiency_percent"] == pytest.approx(94.4, abs=0.1)
+
+
+def test_seed000_short_wan_run_end_to_end(tmp_path: Path) -> None:
+    spec = next(s for s in seed000.runs(True) if s.params["config"] == "wan" and s.params["mss"] == 9140 and s.params["mean"] == 7.5)
+    short = rep.replace(spec, overrides={**spec.overrides, "run.duration_s": 1.0})
+    report = rep.reproduce("seed000", runs=[short], out=tmp_path / "r")
+    share = [r for r in report.rows if r.quantity.startswith("max TCP payload share")]
+    # the core's encapsulation model against the closed form: 9140 / (192 x 53) x 31/32
+    assert share and share[0].ours == pytest.approx(9140 / (192 * 53) * 31 / 32, rel=1e-12)
+    assert share[0].published == 0.87 and abs(share[0].ours - 0.87) < 0.001
+    eff = next(r for r in report.rows if r.quantity == "efficiency (%)")
+    assert 0 < eff.ours <= 100.0 + 1e-9
+    assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "r" / "plots" / "wan-mss9140.png").is_file()
+
+
+def test_seed002_runs_match_every_reference() -> None:
+    ref = rep.load_reference(rep.get_experiment("seed002"))
+    specs = seed002.runs(False)
+    for r in ref["reference"]:
+        assert sum(seed002._match(r, s) for s in specs) == 1, r["id"]
+    for s in specs:
+        doc, _ = rep._resolve(s)  # every run's scenario and overrides validate
+        assert doc["description"].startswith("Seed 002")
+
+
+def test_seed002_ubr_queue_approaches_the_sum_of_windows(tmp_path: Path) -> None:
+    # 5 windows of 8,704,000 B = 5 x 17,000 segments x 12 cells; the queue holds what the 550 ms
+    # round trip does not: the sum of the windows less about one bandwidth-delay product
+    spec = next(s for s in seed002.runs(True) if s.params["scheme"] == "ubr")
+    report = rep.reproduce("seed002", runs=[spec], out=tmp_path / "r")
+    row = next(r for r in report.rows if r.quantity.startswith("max switch queue vs the sum"))
+    assert row.published == 5 * 17_000 * 12
+    bdp = 0.55 * 149.76e6 / 424
+    assert row.published - 1.1 * bdp < row.ours < row.published
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "scenarios" / "seed000").glob("*.toml")) + sorted((REPO / "scenarios" / "seed002").glob("*.toml")), ids=lambda p: p.name)
+def test_tcp_seed_scenarios_validate_and_cite(path: Path) -> None:
+    doc, _ = atmsim.load_scenario(path)
+    assert doc["description"].startswith("Seed 00")
+    assert any(c["source"]["kind"] == "tcp" for c in doc["connections"])
+    assert not math.isnan(doc["run"]["duration_s"])
+
+
+@pytest.mark.parametrize(
+    "setting, path",
+    [
+        ("connections.tcp1.source.tcp.mss_bytes=0", "connections[0].source.tcp.mss_bytes"),
+        ("connections.tcp1.source.tcp.window_bytes=100", "connections[0].source.tcp.window_bytes"),
+        ("connections.tcp1.source.tcp.timer_granularity_ms=0", "connections[0].source.tcp.timer_granularity_ms"),
+        ("connections.vbr.source.hurst=1.2", "connections[15].source.hurst"),
+        ("connections.vbr.source.interval_min_s=0.5", "connections[15].source.interval_min_s"),
+    ],
+)
+def test_tcp_and_video_bad_input_on_the_cli(capsys, tmp_path: Path, setting: str, path: str) -> None:
+    from conftest import run_bad
+
+    line = run_bad(capsys, tmp_path, REPO / "scenarios" / "seed000" / "wan.toml", "--set", setting)
+    assert f": {path}: " in line, line
