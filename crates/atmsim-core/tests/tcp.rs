@@ -245,3 +245,46 @@ fn a_lost_end_of_frame_cell_loses_two_segments_which_newreno_repairs_in_one_reco
     );
     assert_eq!(t.timeouts, 0);
 }
+
+/// Five TCP connections over UBR into one 50 Mb/s trunk whose port holds 2,000 cells, with the
+/// given frame discard policy; returns (total goodput Mb/s, trunk utilization).
+fn ubr_five(discard: &str) -> (f64, f64) {
+    let mut nodes = vec![json!({"name": "A", "kind": "switch", "buffer_cells": 2000}), json!({"name": "B", "kind": "switch"}), json!({"name": "d", "kind": "host"})];
+    if discard != "tail" {
+        nodes[0]["discard"] = discard.into();
+        if discard.starts_with("epd") {
+            nodes[0]["epd_threshold_cells"] = 1400.into();
+        }
+    }
+    let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": 50.0, "length_km": 500.0}), json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0})];
+    let mut conns = vec![];
+    for i in 0..5 {
+        let h = format!("h{i}");
+        nodes.push(json!({"name": h, "kind": "host"}));
+        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "length_km": 0.0}));
+        conns.push(json!({"name": format!("t{i}"), "route": [h, "A", "B", "d"], "category": "ubr",
+            "source": {"kind": "tcp", "start_s": 0.01 * i as f64, "tcp": {"mss_bytes": 9140, "window_bytes": 262144, "window_scale": true, "recovery": "reno"}}}));
+    }
+    let sc = json!({"description": "ubr", "run": {"duration_s": 6.0, "warmup_s": 1.0}, "nodes": nodes, "links": links, "connections": conns});
+    let s = run(&sc);
+    let goodput: f64 = s.connections.values().filter_map(|c| c.tcp.as_ref()).map(|t| t.goodput_mbps).sum();
+    (goodput, s.ports["A->B"].utilization)
+}
+
+#[test]
+fn frame_discard_raises_tcp_goodput_over_ubr() {
+    // Romanow and Floyd (IEEE JSAC 13(4), 1995): with tail drop the congested port keeps sending
+    // cells of frames already cut, which the receivers throw away; EPD refuses whole frames
+    let (tail, u_tail) = ubr_five("tail");
+    let (ppd, _) = ubr_five("ppd");
+    let (epd, u_epd) = ubr_five("epd");
+    // the most any policy can deliver: the trunk's cells x 9140 / (192 x 53)
+    let ceiling = 50.0 * 9140.0 / (192.0 * 53.0);
+    // EPD keeps the trunk busy with whole frames: near the encapsulation ceiling
+    assert!(u_epd > 0.99, "{u_epd}");
+    assert!(epd <= ceiling * 1.0001 && epd > 0.95 * ceiling, "{epd} vs {ceiling}");
+    // tail drop cuts many frames per window: Reno falls back on timeouts and the trunk idles;
+    // PPD saves the cells of cut frames but still cuts them
+    assert!(u_tail < u_epd, "{u_tail} {u_epd}");
+    assert!(tail < ppd && ppd < epd, "tail {tail}, PPD {ppd}, EPD {epd}");
+}
