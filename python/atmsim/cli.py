@@ -47,6 +47,19 @@ def _fmt(value: Any, spec: str = "") -> str:
     return str(value)
 
 
+def _rows(
+    first: str, items: dict[str, Any], columns: Sequence[tuple[str, str, str | None]]
+) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of a table with one row per item (sorted by name): ``columns`` are
+    (header, key, format spec or None)."""
+    headers = [first] + [h for h, _, _ in columns]
+    rows = [
+        [name] + [_fmt(item.get(k), f or "") for _, k, f in columns]
+        for name, item in sorted(items.items())
+    ]
+    return headers, rows
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
 
@@ -196,45 +209,36 @@ def format_summary(summary: dict[str, Any]) -> str:
         parts.append(_table(headers, rows))
     tcp = {n: c["tcp"] for n, c in conns.items() if c.get("tcp")}
     if tcp:
-        headers = ["TCP connection", "goodput Mb/s", "bytes", "segments", "retransmitted", "timeouts", "fast retx", "cwnd", "max cwnd", "srtt ms", "done s"]
-        rows = []
-        for name, t in sorted(tcp.items()):
-            row = [
-                name,
-                _fmt(t.get("goodput_mbps"), ".3f"),
-                _fmt(t.get("bytes_delivered")),
-                _fmt(t.get("segments_sent")),
-                _fmt(t.get("retransmitted_segments")),
-                _fmt(t.get("timeouts")),
-                _fmt(t.get("fast_retransmits")),
-                _fmt(t.get("cwnd_bytes")),
-                _fmt(t.get("max_cwnd_bytes")),
-                _fmt(t.get("srtt_ms"), ".0f"),
-                _fmt(t.get("completed_s"), ".4f"),
-            ]
-            if abr:
-                row.append(_fmt(conns[name].get("source_queue_max_cells")))
-            rows.append(row)
+        columns = [
+            ("goodput Mb/s", "goodput_mbps", ".3f"),
+            ("bytes", "bytes_delivered", None),
+            ("segments", "segments_sent", None),
+            ("retransmitted", "retransmitted_segments", None),
+            ("timeouts", "timeouts", None),
+            ("fast retx", "fast_retransmits", None),
+            ("cwnd", "cwnd_bytes", None),
+            ("max cwnd", "max_cwnd_bytes", None),
+            ("srtt ms", "srtt_ms", ".0f"),
+            ("done s", "completed_s", ".4f"),
+        ]
+        headers, rows = _rows("TCP connection", tcp, columns)
         if abr:
             headers.append("source queue max")
+            for row in rows:
+                row.append(_fmt(conns[row[0]].get("source_queue_max_cells")))
         parts.append(_table(headers, rows))
     calls = summary.get("calls") or {}
     if calls:
-        headers = ["call class", "offered", "admitted", "blocked", "no slot", "blocking", "95% CI +-", "max active"]
-        rows = [
-            [
-                name,
-                _fmt(c.get("offered")),
-                _fmt(c.get("admitted")),
-                _fmt(c.get("blocked")),
-                _fmt(c.get("blocked_no_slot")),
-                _fmt(c.get("blocking_probability"), ".4f"),
-                _fmt(c.get("blocking_ci95"), ".4f"),
-                _fmt(c.get("max_active")),
-            ]
-            for name, c in sorted(calls.items())
+        columns = [
+            ("offered", "offered", None),
+            ("admitted", "admitted", None),
+            ("blocked", "blocked", None),
+            ("no slot", "blocked_no_slot", None),
+            ("blocking", "blocking_probability", ".4f"),
+            ("95% CI +-", "blocking_ci95", ".4f"),
+            ("max active", "max_active", None),
         ]
-        parts.append(_table(headers, rows))
+        parts.append(_table(*_rows("call class", calls, columns)))
     tail = []
     if "sim_time_s" in summary:
         tail.append(f"simulated {summary['sim_time_s']:.6g} s")

@@ -506,7 +506,7 @@ pub struct VcState {
 }
 
 /// ERICA / ERICA+ at one output port.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Erica {
     pub plus: bool,
     pub target_utilization: f64,
@@ -1008,23 +1008,7 @@ mod tests {
             a: 0.0,
             b: 0.0,
             qdlf: 0.0,
-            start: 0,
-            deadline: 0,
-            abr_in: 0,
-            interval_id: 0,
-            n_active: 0,
-            vcs: vec![],
-            z: 0.0,
-            fair: 0.0,
-            target: 0.0,
-            abr_capacity: 0.0,
-            input: 0.0,
-            maxalloc_prev: 0.0,
-            maxalloc_cur: 0.0,
-            n_intervals: 0,
-            z_sum: 0.0,
-            fair_sum: 0.0,
-            cap_sum: 0.0,
+            ..Default::default()
         };
         e.init(100.0, 3);
         e

@@ -581,23 +581,7 @@ fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             a: a.a.unwrap_or(1.15),
             b: a.b.unwrap_or(1.05),
             qdlf: a.qdlf.unwrap_or(0.5),
-            start: 0,
-            deadline: 0,
-            abr_in: 0,
-            interval_id: 0,
-            n_active: 0,
-            vcs: Vec::new(),
-            z: 0.0,
-            fair: 0.0,
-            target: 0.0,
-            abr_capacity: 0.0,
-            input: 0.0,
-            maxalloc_prev: 0.0,
-            maxalloc_cur: 0.0,
-            n_intervals: 0,
-            z_sum: 0.0,
-            fair_sum: 0.0,
-            cap_sum: 0.0,
+            ..Default::default()
         })),
     }
 }
@@ -687,57 +671,28 @@ impl Builder<'_> {
                     source_app(&c.source, first_rate(&c.route)),
                     format!("connections.{}.source", c.name),
                 ));
-                if c.source.kind == SourceKind::Tcp {
-                    // segments one way, ACKs the other, both as AAL5 frames
+                // TCP: segments one way, ACKs the other, both as AAL5 frames
+                let tcp = c.source.kind == SourceKind::Tcp;
+                if tcp || c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
-                    flows.push(new_flow(
-                        format!("{}.reverse", c.name),
-                        &route,
-                        c.category,
-                        None,
-                        false,
-                    ));
+                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
+                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
                     flows[fwd].pair = rev as u32;
                     flows[rev].pair = fwd as u32;
-                    flows[fwd].framed = true;
-                    flows[rev].framed = true;
-                    flows[fwd].rx_endpoint = endpoints.len() as u32;
-                    flows[rev].rx_endpoint = src as u32;
-                    let rx = TcpReceiver::new(tcp_params(&c.source));
-                    endpoints.push(endpoint(
-                        rev,
-                        AnySource::TcpSink(Box::new(rx)),
-                        format!("connections.{}.tcp_receiver", c.name),
-                    ));
-                    return;
-                }
-                if c.bidirectional {
-                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
-                    let rev = flows.len();
-                    let rframe = c
-                        .reverse_source
-                        .as_ref()
-                        .and_then(|s| s.frame_bytes)
-                        .map(|f| f as u32);
-                    flows.push(new_flow(
-                        format!("{}.reverse", c.name),
-                        &route,
-                        c.category,
-                        rframe,
-                        false,
-                    ));
-                    flows[fwd].pair = rev as u32;
-                    flows[rev].pair = fwd as u32;
-                    if let Some(rs) = &c.reverse_source {
+                    let rx = if tcp {
+                        flows[fwd].framed = true;
+                        flows[rev].framed = true;
+                        let r = TcpReceiver::new(tcp_params(&c.source));
+                        Some((AnySource::TcpSink(Box::new(r)), "tcp_receiver"))
+                    } else {
+                        c.reverse_source.as_ref().map(|rs| (source_app(rs, first_rate(&route)), "reverse_source"))
+                    };
+                    if let Some((app, key)) = rx {
                         // each direction's cells reach the application sending the other way
                         flows[fwd].rx_endpoint = endpoints.len() as u32;
                         flows[rev].rx_endpoint = src as u32;
-                        endpoints.push(endpoint(
-                            rev,
-                            source_app(rs, first_rate(&route)),
-                            format!("connections.{}.reverse_source", c.name),
-                        ));
+                        endpoints.push(endpoint(rev, app, format!("connections.{}.{key}", c.name)));
                     }
                 }
                 return;

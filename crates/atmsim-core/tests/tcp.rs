@@ -288,3 +288,34 @@ fn frame_discard_raises_tcp_goodput_over_ubr() {
     assert!(u_tail < u_epd, "{u_tail} {u_epd}");
     assert!(tail < ppd && ppd < epd, "tail {tail}, PPD {ppd}, EPD {epd}");
 }
+
+#[test]
+fn tcp_over_abr_with_erica_plus_loses_nothing_in_a_few_rtts_of_buffer() {
+    // five TCP connections over ABR into one 149.76 Mb/s, 1000 km trunk (RTT about 10 ms) whose
+    // port holds three round trips of cells; ERICA+ (T0 500 us) on a constant ABR capacity: no
+    // cell is lost and TCP gets within a few percent of the encapsulation maximum,
+    // 149.76 x 31/32 x 512 / (12 x 53)
+    let rtt_cells = (LINK * 1e6 / 424.0 * 0.010) as i64;
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "buffer_cells": 3 * rtt_cells, "abr": {"scheme": "erica+", "interval_cells": 500, "interval_s": 0.005}}),
+        json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica+"}}),
+        json!({"name": "d", "kind": "host"}),
+    ];
+    let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": LINK, "length_km": 1000.0}), json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0})];
+    let mut conns = vec![];
+    for i in 0..5 {
+        let h = format!("h{i}");
+        nodes.push(json!({"name": h, "kind": "host"}));
+        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "length_km": 0.0}));
+        conns.push(json!({"name": format!("t{i}"), "route": [h, "A", "B", "d"], "category": "abr",
+            "abr": {"icr_mbps": 10.0, "rif": 1.0, "rdf": 0.001953125, "tbe": 512, "cdf": 0.5},
+            "source": {"kind": "tcp", "tcp": {"window_bytes": 1048576, "window_scale": true, "recovery": "none"}}}));
+    }
+    let sc = json!({"description": "tcp over abr", "run": {"duration_s": 3.0, "warmup_s": 1.0}, "nodes": nodes, "links": links, "connections": conns});
+    let s = run(&sc);
+    let dropped: u64 = s.connections.values().map(|c| c.cells_dropped).sum();
+    assert_eq!(dropped, 0);
+    let goodput: f64 = s.connections.values().filter_map(|c| c.tcp.as_ref()).map(|t| t.goodput_mbps).sum();
+    let ceiling = LINK * 31.0 / 32.0 * 512.0 / (12.0 * 53.0);
+    assert!(goodput > 0.95 * ceiling && goodput <= ceiling * 1.0001, "{goodput} vs {ceiling}");
+}

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["window_mean", "settle_time", "series_of"]
+__all__ = ["window_mean", "settle_time", "series_of", "figure"]
 
 
 def series_of(frame: pd.DataFrame, key: str, name: str, value: str) -> tuple[np.ndarray, np.ndarray]:
@@ -52,3 +52,13 @@ def settle_time(
 
 def finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def figure(width: float, height: float) -> Any:
+    """A matplotlib Figure drawn by the Agg backend (no display needed, nothing global)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..result import Result
 from . import Experiment, Row, RunSpec
-from .analysis import series_of
+from .analysis import figure, series_of
 
 CONFIGS = {"wan": 10.0, "sat-wan": 170.0, "sat-sat": 170.0}
 MSS = (512, 9140)
@@ -168,15 +168,6 @@ def _row(quantity: str, run: str, published: Any, ms: Sequence[Mapping[str, floa
 # ------------------------------------------------------------------------------------ plots
 
 
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
     """Per configuration and MSS: the bottleneck queue and the VBR rate against time for each
     video setting (first seed), and the ON-OFF comparison run."""
@@ -188,7 +179,7 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
             continue
         by.setdefault((s.params["config"], s.params["mss"]), []).append(s)
     for (config, mss), group in by.items():
-        fig = _figure(9.0, 6.5)
+        fig = figure(9.0, 6.5)
         ax_q, ax_v = fig.subplots(2, 1, sharex=True)
         for s in group:
             r = results[s.name]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..result import Result
 from . import Experiment, Row, RunSpec
-from .analysis import series_of
+from .analysis import figure, series_of
 
 PORT = "Sw1->Sw2"
 #: the seed's high-frequency VBR: 1 ms ON at 80% of the link, 1 ms OFF, from t = 2 ms
@@ -135,15 +135,6 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
     return rows
 
 
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
     """The bottleneck queue against time, one figure per table."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -157,7 +148,7 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
     for name, group in groups.items():
         if not group:
             continue
-        fig = _figure(9.0, 4.5)
+        fig = figure(9.0, 4.5)
         ax = fig.add_subplot()
         for s in group:
             t, q = series_of(results[s.name].series("ports"), "port", PORT, "queue_cells")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..result import Result
 from . import Experiment, Row, RunSpec
-from .analysis import series_of, settle_time, window_mean
+from .analysis import figure, series_of, settle_time, window_mean
 from .maxmin import max_min_fair
 
 SCENARIOS = {"transient": "seed003/transient.toml", "fairness": "seed003/fairness.toml"}
@@ -212,20 +212,11 @@ def _settle_rows(
 # ------------------------------------------------------------------------------------ plots
 
 
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
     for s in specs:
-        out.append(_run_figure(results[s.name], s, directory / f"{s.name}.png"))
+        out.append(_runfigure(results[s.name], s, directory / f"{s.name}.png"))
     for config, (sources, _, _, title) in PLOT.items():
         cs = sorted((s for s in specs if s.params["config"] == config), key=lambda s: s.params["nrm"])
         if len(cs) > 1:
@@ -233,11 +224,11 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
     return out
 
 
-def _run_figure(result: Result, spec: RunSpec, path: Path) -> Path:
+def _runfigure(result: Result, spec: RunSpec, path: Path) -> Path:
     config, nrm = spec.params["config"], spec.params["nrm"]
     sources, port, figs, title = PLOT[config]
     active = _active_periods(spec, float(result.summary.get("sim_time_s") or 0.0))
-    fig = _figure(9.0, 9.0)
+    fig = figure(9.0, 9.0)
     ax_acr, ax_util, ax_q = fig.subplots(3, 1, sharex=True)
     for conn in sources:
         t, v = _acr(result, conn)
@@ -280,7 +271,7 @@ def _active_periods(spec: RunSpec, end: float) -> dict[str, tuple[float, float]]
 
 
 def _by_nrm(results: Mapping[str, Result], specs: Sequence[RunSpec], conn: str, title: str, path: Path) -> Path:
-    fig = _figure(9.0, 4.5)
+    fig = figure(9.0, 4.5)
     ax = fig.add_subplot()
     first = math.inf
     for s in specs:
