@@ -237,6 +237,7 @@ def format_summary(summary: dict[str, Any]) -> str:
             ("blocking", "blocking_probability", ".4f"),
             ("95% CI +-", "blocking_ci95", ".4f"),
             ("max active", "max_active", None),
+            ("setup ms", "setup_delay_mean_ms", ".3f"),
         ]
         parts.append(_table(*_rows("call class", calls, columns)))
     tail = []

@@ -29,6 +29,10 @@ pub enum Event {
     CallArrival(u32),
     /// A call (class, slot) ends.
     CallEnd(u32, u32),
+    /// A call's SETUP message reaches node `hop` of its route (class, slot, hop).
+    CallSetup(u32, u32, u32),
+    /// A call's CONNECT message reaches the calling host (class, slot): the call starts.
+    CallConnect(u32, u32),
     /// A flow's source shaper may release its next cell.
     Shaper(u32),
 }

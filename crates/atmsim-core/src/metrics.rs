@@ -266,6 +266,9 @@ pub struct CallSummary {
     pub blocking_ci95: f64,
     pub active_at_end: u32,
     pub max_active: u32,
+    /// Mean time from a call's arrival to its CONNECT reaching the calling host (the SETUP's
+    /// way out and the CONNECT's way back, with each switch's processing), ms.
+    pub setup_delay_mean_ms: Option<f64>,
 }
 
 /// One connection direction in the summary.

@@ -209,6 +209,10 @@ pub struct NodeSpec {
     /// Switch fabric (processing) delay added to every cell entering the switch, microseconds (>= 0).
     #[serde(default)]
     pub fabric_delay_us: f64,
+    /// Switched calls: the time this switch takes to process a SETUP (CAC included) and a
+    /// CONNECT, microseconds (>= 0, default 0).
+    #[serde(default)]
+    pub call_processing_us: f64,
     /// Buffer limit of each output port, cells (> 0); absent = unlimited.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
@@ -933,6 +937,13 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             ));
         }
         non_negative(&format!("{p}.fabric_delay_us"), n.fabric_delay_us)?;
+        non_negative(&format!("{p}.call_processing_us"), n.call_processing_us)?;
+        if n.kind == NodeKind::Host && n.call_processing_us != 0.0 {
+            return Err(ScenarioError::new(
+                format!("{p}.call_processing_us"),
+                "only switches process call set-up",
+            ));
+        }
         if n.kind == NodeKind::Host && n.fabric_delay_us != 0.0 {
             return Err(ScenarioError::new(
                 format!("{p}.fabric_delay_us"),
@@ -2216,6 +2227,12 @@ pub(crate) mod tests {
         v["calls"] = serde_json::json!([{"arrival_rate_per_s": 1.0, "holding_s": 1.0,
             "connection": {"name": "k", "route": ["h1", "A", "h2"], "category": "cbr", "source": {"kind": "none"}}}]);
         assert_eq!(err(v).path, "calls[0].connection.contract");
+        let mut v = base_json();
+        v["nodes"][0]["call_processing_us"] = 5.0.into();
+        assert_eq!(err(v).path, "nodes[0].call_processing_us");
+        let mut v = base_json();
+        v["nodes"][1]["call_processing_us"] = (-1.0).into();
+        assert_eq!(err(v).path, "nodes[1].call_processing_us");
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub struct Node {
     pub name: String,
     pub kind: NodeKind,
     pub fabric_ps: SimDuration,
+    /// Call set-up processing per message (SETUP, CONNECT).
+    pub setup_ps: SimDuration,
 }
 
 /// An output port and the directed channel it feeds.
@@ -341,6 +343,11 @@ pub struct CallClass {
     ports: Vec<u32>,
     /// Prepared (flow, endpoint) pairs, their reservations while a call holds them.
     slots: Vec<(u32, u32, Vec<Reservation>)>,
+    /// Per slot, the call being set up or held: (arrival time, holding time s).
+    calls: Vec<(SimTime, f64)>,
+    /// Sum of the set-up delays (arrival to CONNECT) of the calls connected after warm-up.
+    setup_sum_ps: u128,
+    connected: u64,
     free: Vec<u32>,
     rng: Rng,
     offered: u64,
@@ -676,8 +683,18 @@ impl Builder<'_> {
                 if tcp || c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
-                    let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes).map(|f| f as u32);
-                    flows.push(new_flow(format!("{}.reverse", c.name), &route, c.category, rframe, false));
+                    let rframe = c
+                        .reverse_source
+                        .as_ref()
+                        .and_then(|s| s.frame_bytes)
+                        .map(|f| f as u32);
+                    flows.push(new_flow(
+                        format!("{}.reverse", c.name),
+                        &route,
+                        c.category,
+                        rframe,
+                        false,
+                    ));
                     flows[fwd].pair = rev as u32;
                     flows[rev].pair = fwd as u32;
                     let rx = if tcp {
@@ -686,7 +703,9 @@ impl Builder<'_> {
                         let r = TcpReceiver::new(tcp_params(&c.source));
                         Some((AnySource::TcpSink(Box::new(r)), "tcp_receiver"))
                     } else {
-                        c.reverse_source.as_ref().map(|rs| (source_app(rs, first_rate(&route)), "reverse_source"))
+                        c.reverse_source
+                            .as_ref()
+                            .map(|rs| (source_app(rs, first_rate(&route)), "reverse_source"))
                     };
                     if let Some((app, key)) = rx {
                         // each direction's cells reach the application sending the other way
@@ -836,6 +855,9 @@ impl Builder<'_> {
             stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
             ports: cac_ports,
             free: (0..k as u32).rev().collect(),
+            calls: vec![(0, 0.0); k],
+            setup_sum_ps: 0,
+            connected: 0,
             slots,
             rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
             offered: 0,
@@ -872,6 +894,7 @@ impl Simulation {
                     name: n.name.clone(),
                     kind: n.kind,
                     fabric_ps: us_to_ps(n.fabric_delay_us),
+                    setup_ps: us_to_ps(n.call_processing_us),
                 }
             })
             .collect();
@@ -1118,52 +1141,96 @@ impl Simulation {
         if in_window {
             cls.offered += 1;
         }
-        let contract = cls.contract;
-        let route_ports = cls.ports.clone();
-        let mut held: Vec<Reservation> = Vec::with_capacity(route_ports.len());
-        for &p in &route_ports {
-            let port = &mut self.ports[p as usize];
-            let cac = port.cac.as_mut().expect("CAC port");
-            match cac.admit(&contract) {
-                Some(r) => {
-                    held.push(r);
-                    port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
-                }
-                None => break,
-            }
-        }
-        let cls = &mut self.calls[c as usize];
-        let slot = if held.len() == route_ports.len() {
-            cls.free.pop()
-        } else {
-            None
-        };
-        let Some(slot) = slot else {
+        let Some(slot) = cls.free.pop() else {
             if in_window {
-                if held.len() == route_ports.len() {
-                    cls.no_slot += 1;
-                } else {
-                    cls.blocked += 1;
-                }
-            }
-            for (r, &p) in held.into_iter().zip(&route_ports) {
-                self.ports[p as usize]
-                    .cac
-                    .as_mut()
-                    .expect("CAC port")
-                    .release(r);
+                cls.no_slot += 1;
             }
             return;
         };
-        if in_window {
-            cls.admitted += 1;
+        cls.calls[slot as usize] = (now, hold_s);
+        // the SETUP crosses the calling host's link to the first switch
+        let flow = cls.slots[slot as usize].0;
+        let p0 = self.flows[flow as usize].ports[0];
+        let t = now + self.ports[p0 as usize].delay_ps;
+        self.queue.push(t, Event::CallSetup(c, slot, 1));
+    }
+
+    /// Q.2931-style set-up, hop by hop (seed 003's CAC at each switch): the SETUP reaches node
+    /// `hop` of the route; a switch processes it and, if its output port on the route runs CAC,
+    /// admits or refuses the call there. A refusal releases what the call holds upstream (at
+    /// once: the RELEASE message's travel is not modelled) and blocks the call. At the called
+    /// host the call is accepted and a CONNECT goes back along the route.
+    fn call_setup(&mut self, c: u32, slot: u32, hop: u32) {
+        let now = self.now;
+        let cls = &self.calls[c as usize];
+        let flow = cls.slots[slot as usize].0 as usize;
+        let route_len = self.flows[flow].ports.len() as u32 + 1;
+        let arrived = cls.calls[slot as usize].0;
+        let in_window = arrived >= self.warmup;
+        if hop == route_len - 1 {
+            // the called host accepts; the CONNECT takes the way back (same links and switches)
+            let cls = &mut self.calls[c as usize];
+            if in_window {
+                cls.admitted += 1;
+            }
+            let t = now + (now - arrived);
+            self.queue.push(t, Event::CallConnect(c, slot));
+            return;
+        }
+        let p = self.flows[flow].ports[hop as usize];
+        let node = self.ports[p as usize].node;
+        let t = now + self.nodes[node as usize].setup_ps;
+        let contract = self.calls[c as usize].contract;
+        let port = &mut self.ports[p as usize];
+        if let Some(cac) = port.cac.as_mut() {
+            match cac.admit(&contract) {
+                Some(r) => {
+                    port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+                    self.calls[c as usize].slots[slot as usize].2.push(r);
+                }
+                None => {
+                    let cls = &mut self.calls[c as usize];
+                    if in_window {
+                        cls.blocked += 1;
+                    }
+                    self.release_call(c, slot);
+                    return;
+                }
+            }
+        }
+        let delay = self.ports[p as usize].delay_ps;
+        self.queue
+            .push(t + delay, Event::CallSetup(c, slot, hop + 1));
+    }
+
+    /// Free a call's reservations and its slot.
+    fn release_call(&mut self, c: u32, slot: u32) {
+        let cls = &mut self.calls[c as usize];
+        let held = std::mem::take(&mut cls.slots[slot as usize].2);
+        for (r, &p) in held.into_iter().zip(&cls.ports) {
+            self.ports[p as usize]
+                .cac
+                .as_mut()
+                .expect("CAC port")
+                .release(r);
+        }
+        cls.free.push(slot);
+    }
+
+    /// The CONNECT reaches the calling host: the call's source starts and holds for its
+    /// holding time.
+    fn call_connect(&mut self, c: u32, slot: u32) {
+        let now = self.now;
+        let cls = &mut self.calls[c as usize];
+        let (arrived, hold_s) = cls.calls[slot as usize];
+        if arrived >= self.warmup {
+            cls.setup_sum_ps += (now - arrived) as u128;
+            cls.connected += 1;
         }
         cls.active += 1;
         cls.max_active = cls.max_active.max(cls.active);
         let end = now + secs_to_ps(hold_s).max(1);
-        let (_, e, res) = &mut cls.slots[slot as usize];
-        *res = held;
-        let e = *e;
+        let e = cls.slots[slot as usize].1;
         let spec = SourceSpec {
             start_s: ps_to_secs(now),
             stop_s: Some(ps_to_secs(end)),
@@ -1184,19 +1251,9 @@ impl Simulation {
 
     /// A call ends: its reservations are released and its slot is free again.
     fn call_end(&mut self, c: u32, slot: u32) {
-        let cls = &mut self.calls[c as usize];
-        let (_, e, res) = &mut cls.slots[slot as usize];
-        let held = std::mem::take(res);
-        let e = *e;
-        for (r, &p) in held.into_iter().zip(&cls.ports) {
-            self.ports[p as usize]
-                .cac
-                .as_mut()
-                .expect("CAC port")
-                .release(r);
-        }
-        cls.free.push(slot);
-        cls.active -= 1;
+        let e = self.calls[c as usize].slots[slot as usize].1;
+        self.release_call(c, slot);
+        self.calls[c as usize].active -= 1;
         let ep = &mut self.endpoints[e as usize];
         ep.app = AnySource::Idle;
         ep.timer_at = None;
@@ -1352,6 +1409,8 @@ impl Simulation {
             Event::AbrInterval(p) => self.abr_interval_timer(p),
             Event::CallArrival(c) => self.call_arrival(c),
             Event::CallEnd(c, s) => self.call_end(c, s),
+            Event::CallSetup(c, s, k) => self.call_setup(c, s, k),
+            Event::CallConnect(c, s) => self.call_connect(c, s),
             Event::Shaper(f) => self.shaper_release(f),
         }
     }
@@ -2249,6 +2308,8 @@ impl Simulation {
                             blocking_ci95: 1.96 * (pb * (1.0 - pb) / decided).sqrt(),
                             active_at_end: c.active,
                             max_active: c.max_active,
+                            setup_delay_mean_ms: (c.connected > 0)
+                                .then(|| c.setup_sum_ps as f64 / c.connected as f64 / 1e9),
                         },
                     )
                 })
@@ -2256,7 +2317,6 @@ impl Simulation {
         }
     }
 
-    /// The ABR source of flow `flow`, if it has one.
     /// The TCP view of flow `i` if a TCP sender sends on it.
     fn tcp_summary(&self, i: usize, window_s: f64) -> Option<TcpSummary> {
         let se = self
@@ -2301,6 +2361,7 @@ impl Simulation {
         })
     }
 
+    /// The ABR source of flow `flow`, if it has one.
     pub fn abr_source(&self, flow: usize) -> Option<&AbrSource> {
         self.endpoints.iter().find_map(|e| match &e.app {
             AnySource::Abr(a) if e.flow == flow as u32 => Some(&**a),

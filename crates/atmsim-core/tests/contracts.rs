@@ -312,3 +312,39 @@ fn adaptive_scheme_proposes_peak_mean_and_burst() {
     assert!((p.scr_mbps - 1.1 * 0.3 * 42.4).abs() < 0.05, "{p:?}");
     assert_eq!(p.mbs_cells, 2010);
 }
+
+#[test]
+fn call_setup_travels_hop_by_hop() {
+    // h -(100 km)- A -(1000 km)- B -(10 km)- d, 2 ms of processing per SETUP at each switch: the
+    // SETUP reaches d after 0.5 + 2 + 5 + 2 + 0.05 ms, the CONNECT comes back the same way, so
+    // every call starts 2 x 9.55 = 19.1 ms after it arrived
+    let sc = json!({"description": "signalling", "run": {"duration_s": 20.0, "seed": 2},
+        "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "cac": {"policy": "peak"}, "call_processing_us": 2000.0},
+                  {"name": "B", "kind": "switch", "cac": {"policy": "peak"}, "call_processing_us": 2000.0}, {"name": "d", "kind": "host"}],
+        "links": [{"a": "h", "b": "A", "rate_mbps": 149.76, "length_km": 100.0}, {"a": "A", "b": "B", "rate_mbps": 149.76, "length_km": 1000.0},
+                  {"a": "B", "b": "d", "rate_mbps": 149.76, "length_km": 10.0}],
+        "calls": [{"arrival_rate_per_s": 2.0, "holding_s": 0.5,
+                   "connection": {"name": "v", "route": ["h", "A", "B", "d"], "category": "cbr",
+                                  "contract": {"pcr_mbps": 10.0}, "source": {"kind": "cbr", "rate_mbps": 10.0}}}]});
+    let s = run(&sc);
+    let v = &s.calls["v"];
+    assert!(v.admitted > 20 && v.blocked == 0, "{v:?}");
+    assert!(
+        (v.setup_delay_mean_ms.unwrap() - 19.1).abs() < 1e-6,
+        "{v:?}"
+    );
+    // a refusal at the second switch releases what the first holds: A's trunk fits two 100 Mb/s
+    // calls, B's link to d one. Were A's reservation kept after B refuses, two refusals would
+    // fill A for good and no call would get through afterwards
+    let mut sc2 = sc.clone();
+    sc2["links"][1]["rate_mbps"] = 299.52.into();
+    sc2["calls"][0]["arrival_rate_per_s"] = 20.0.into();
+    sc2["calls"][0]["connection"]["contract"]["pcr_mbps"] = 100.0.into();
+    sc2["calls"][0]["connection"]["source"]["rate_mbps"] = 100.0.into();
+    let s2 = run(&sc2);
+    let v2 = &s2.calls["v"];
+    assert!(v2.blocked > 50 && v2.admitted > 20, "{v2:?}");
+    assert_eq!(v2.max_active, 1, "{v2:?}");
+    assert!(s2.ports["A->B"].cac_allocated_max_mbps.unwrap() <= 200.0 + 1e-9);
+    assert!(s2.ports["B->d"].cac_allocated_max_mbps.unwrap() <= 100.0 + 1e-9);
+}

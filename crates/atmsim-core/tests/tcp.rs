@@ -249,14 +249,21 @@ fn a_lost_end_of_frame_cell_loses_two_segments_which_newreno_repairs_in_one_reco
 /// Five TCP connections over UBR into one 50 Mb/s trunk whose port holds 2,000 cells, with the
 /// given frame discard policy; returns (total goodput Mb/s, trunk utilization).
 fn ubr_five(discard: &str) -> (f64, f64) {
-    let mut nodes = vec![json!({"name": "A", "kind": "switch", "buffer_cells": 2000}), json!({"name": "B", "kind": "switch"}), json!({"name": "d", "kind": "host"})];
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "buffer_cells": 2000}),
+        json!({"name": "B", "kind": "switch"}),
+        json!({"name": "d", "kind": "host"}),
+    ];
     if discard != "tail" {
         nodes[0]["discard"] = discard.into();
         if discard.starts_with("epd") {
             nodes[0]["epd_threshold_cells"] = 1400.into();
         }
     }
-    let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": 50.0, "length_km": 500.0}), json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0})];
+    let mut links = vec![
+        json!({"a": "A", "b": "B", "rate_mbps": 50.0, "length_km": 500.0}),
+        json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}),
+    ];
     let mut conns = vec![];
     for i in 0..5 {
         let h = format!("h{i}");
@@ -267,7 +274,12 @@ fn ubr_five(discard: &str) -> (f64, f64) {
     }
     let sc = json!({"description": "ubr", "run": {"duration_s": 6.0, "warmup_s": 1.0}, "nodes": nodes, "links": links, "connections": conns});
     let s = run(&sc);
-    let goodput: f64 = s.connections.values().filter_map(|c| c.tcp.as_ref()).map(|t| t.goodput_mbps).sum();
+    let goodput: f64 = s
+        .connections
+        .values()
+        .filter_map(|c| c.tcp.as_ref())
+        .map(|t| t.goodput_mbps)
+        .sum();
     (goodput, s.ports["A->B"].utilization)
 }
 
@@ -282,7 +294,10 @@ fn frame_discard_raises_tcp_goodput_over_ubr() {
     let ceiling = 50.0 * 9140.0 / (192.0 * 53.0);
     // EPD keeps the trunk busy with whole frames: near the encapsulation ceiling
     assert!(u_epd > 0.99, "{u_epd}");
-    assert!(epd <= ceiling * 1.0001 && epd > 0.95 * ceiling, "{epd} vs {ceiling}");
+    assert!(
+        epd <= ceiling * 1.0001 && epd > 0.95 * ceiling,
+        "{epd} vs {ceiling}"
+    );
     // tail drop cuts many frames per window: Reno falls back on timeouts and the trunk idles;
     // PPD saves the cells of cut frames but still cuts them
     assert!(u_tail < u_epd, "{u_tail} {u_epd}");
@@ -301,7 +316,10 @@ fn tcp_over_abr_with_erica_plus_loses_nothing_in_a_few_rtts_of_buffer() {
         json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica+"}}),
         json!({"name": "d", "kind": "host"}),
     ];
-    let mut links = vec![json!({"a": "A", "b": "B", "rate_mbps": LINK, "length_km": 1000.0}), json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0})];
+    let mut links = vec![
+        json!({"a": "A", "b": "B", "rate_mbps": LINK, "length_km": 1000.0}),
+        json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}),
+    ];
     let mut conns = vec![];
     for i in 0..5 {
         let h = format!("h{i}");
@@ -315,7 +333,15 @@ fn tcp_over_abr_with_erica_plus_loses_nothing_in_a_few_rtts_of_buffer() {
     let s = run(&sc);
     let dropped: u64 = s.connections.values().map(|c| c.cells_dropped).sum();
     assert_eq!(dropped, 0);
-    let goodput: f64 = s.connections.values().filter_map(|c| c.tcp.as_ref()).map(|t| t.goodput_mbps).sum();
+    let goodput: f64 = s
+        .connections
+        .values()
+        .filter_map(|c| c.tcp.as_ref())
+        .map(|t| t.goodput_mbps)
+        .sum();
     let ceiling = LINK * 31.0 / 32.0 * 512.0 / (12.0 * 53.0);
-    assert!(goodput > 0.95 * ceiling && goodput <= ceiling * 1.0001, "{goodput} vs {ceiling}");
+    assert!(
+        goodput > 0.95 * ceiling && goodput <= ceiling * 1.0001,
+        "{goodput} vs {ceiling}"
+    );
 }
