@@ -152,7 +152,15 @@ def test_interrupt_writes_nothing(tmp_path: Path) -> None:
         [sys.executable, "-m", "atmsim", "run", str(EXAMPLES / "demo.toml"), "--duration", "3000", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )
-    time.sleep(3.0)  # well past start-up, inside the run
+    # wait until the core extension is loaded (start-up can take seconds on a busy machine; an
+    # interrupt during the imports tests nothing of ours), then a little more: inside the run
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.monotonic() + 60.0
+    while maps.exists() and time.monotonic() < deadline and proc.poll() is None:
+        if "_core" in maps.read_text(errors="replace"):
+            break
+        time.sleep(0.1)
+    time.sleep(1.5 if maps.exists() else 3.0)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

@@ -14,12 +14,24 @@ files, runs them and hands back results::
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version as _version
+from typing import Any
 
-from .api import run
 from .errors import AtmsimError, ScenarioError, SimulationError
-from .mapping import map_traffic
-from .result import Result
-from .scenario import load_scenario
+
+#: the heavier parts (pandas, pyarrow, the core) load on first use, so that ``atmsim`` on the
+#: command line can answer an interrupt during start-up with its own one-line message
+_LAZY = {"run": "api", "map_traffic": "mapping", "Result": "result", "load_scenario": "scenario"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'atmsim' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 try:
     __version__ = _version("atmsim")

@@ -236,6 +236,7 @@ def format_summary(summary: dict[str, Any]) -> str:
             ("no slot", "blocked_no_slot", None),
             ("blocking", "blocking_probability", ".4f"),
             ("95% CI +-", "blocking_ci95", ".4f"),
+            ("Erlang-B", "erlang_b", ".4f"),
             ("max active", "max_active", None),
             ("setup ms", "setup_delay_mean_ms", ".3f"),
         ]

@@ -269,6 +269,9 @@ pub struct CallSummary {
     /// Mean time from a call's arrival to its CONNECT reaching the calling host (the SETUP's
     /// way out and the CONNECT's way back, with each switch's processing), ms.
     pub setup_delay_mean_ms: Option<f64>,
+    /// The Erlang-B blocking probability this class would see alone on peak-rate CAC ports
+    /// (absent for other policies or shared ports).
+    pub erlang_b: Option<f64>,
 }
 
 /// One connection direction in the summary.

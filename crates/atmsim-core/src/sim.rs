@@ -72,6 +72,8 @@ pub struct Port {
     /// Connection admission control, and the most bandwidth it has allocated (bit/s).
     cac: Option<PortCac>,
     cac_max_bps: u64,
+    /// What the permanent connections hold of the CAC capacity (bit/s).
+    cac_permanent_bps: u64,
     group: u32,
     pipe: VecDeque<(SimTime, Cell)>,
     /// Propagation + fabric delay of the receiving node.
@@ -969,6 +971,7 @@ impl Simulation {
                             PortCac::new(l.rate_mbps, policy)
                         }),
                     cac_max_bps: 0,
+                    cac_permanent_bps: 0,
                     frames: match spec.discard {
                         None | Some(DiscardSpec::Tail) => None,
                         Some(d) => Some(Box::new(FrameDiscard {
@@ -1104,6 +1107,7 @@ impl Simulation {
                     ));
                 }
                 port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+                port.cac_permanent_bps = cac.allocated_bps();
             }
         }
         let mut sim = Self::finish_build(
@@ -2310,11 +2314,34 @@ impl Simulation {
                             max_active: c.max_active,
                             setup_delay_mean_ms: (c.connected > 0)
                                 .then(|| c.setup_sum_ps as f64 / c.connected as f64 / 1e9),
+                            erlang_b: self.erlang_b_of(c),
                         },
                     )
                 })
                 .collect(),
         }
+    }
+
+    /// Erlang-B blocking for a call class alone on peak-rate CAC ports: servers = the calls that
+    /// fit the tightest port (its capacity less the permanent connections' share), offered load
+    /// = arrival rate x mean holding time (the formula holds for any holding distribution).
+    fn erlang_b_of(&self, c: &CallClass) -> Option<f64> {
+        let shared = self.calls.iter().filter(|o| !std::ptr::eq(*o, c)).any(|o| o.ports.iter().any(|p| c.ports.contains(p)));
+        if shared || c.ports.is_empty() {
+            return None;
+        }
+        let mut servers = u32::MAX;
+        for &p in &c.ports {
+            let port = &self.ports[p as usize];
+            let cac = port.cac.as_ref()?;
+            if cac.policy() != CacPolicy::Peak {
+                return None;
+            }
+            let free_mbps = (cac.capacity_bps() - port.cac_permanent_bps) as f64 / 1e6;
+            let per_call = cac.policy().bandwidth(&c.contract);
+            servers = servers.min((free_mbps / per_call + 1e-9).floor() as u32);
+        }
+        Some(crate::policing::erlang_b(c.rate_per_s * c.holding_mean_s, servers))
     }
 
     /// The TCP view of flow `i` if a TCP sender sends on it.

@@ -152,6 +152,7 @@ fn peak_rate_cac_blocking_matches_erlang_b() {
                 400.0,
             );
             let c = &s.calls["voice"];
+            assert_eq!(c.erlang_b, Some(expect), "the summary's Erlang-B is the formula's");
             assert_eq!(c.blocked_no_slot, 0);
             assert!(c.offered > 3000);
             c.blocking_probability
