@@ -148,9 +148,12 @@ def test_interrupt_writes_nothing(tmp_path: Path) -> None:
     import time
 
     out = tmp_path / "out"
+    # a test run started in the background (no job control) inherits SIGINT ignored, and Python
+    # keeps it ignored: give the child the default disposition, as a terminal would
     proc = subprocess.Popen(
         [sys.executable, "-m", "atmsim", "run", str(EXAMPLES / "demo.toml"), "--duration", "3000", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # wait until the core extension is loaded (start-up can take seconds on a busy machine; an
     # interrupt during the imports tests nothing of ours), then a little more: inside the run
