@@ -1081,13 +1081,16 @@ impl Simulation {
             calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
         }
         // permanent connections with a contract hold their share of every CAC port on their
-        // route for the whole run; ABR connections are admitted on their MCR (TM 4.0)
+        // route for the whole run. ABR connections are admitted on their MCR whatever their
+        // contract says (TM 4.0 section 5.10: the network commits to MCR only); UBR carries no
+        // commitment and reserves nothing (its contract's PCR is for policing)
         for (i, c) in sc.connections.iter().enumerate() {
-            let (contract, key) = match (&c.contract, &c.abr) {
-                (Some(k), _) => (contract_of(k), "contract"),
-                (None, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => {
+            let (contract, key) = match (c.category, &c.contract, &c.abr) {
+                (Category::Abr, _, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => {
                     (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps")
                 }
+                (Category::Abr | Category::Ubr, _, _) => continue,
+                (_, Some(k), _) => (contract_of(k), "contract"),
                 _ => continue,
             };
             for w in c.route.windows(2) {
@@ -2326,7 +2329,11 @@ impl Simulation {
     /// fit the tightest port (its capacity less the permanent connections' share), offered load
     /// = arrival rate x mean holding time (the formula holds for any holding distribution).
     fn erlang_b_of(&self, c: &CallClass) -> Option<f64> {
-        let shared = self.calls.iter().filter(|o| !std::ptr::eq(*o, c)).any(|o| o.ports.iter().any(|p| c.ports.contains(p)));
+        let shared = self
+            .calls
+            .iter()
+            .filter(|o| !std::ptr::eq(*o, c))
+            .any(|o| o.ports.iter().any(|p| c.ports.contains(p)));
         if shared || c.ports.is_empty() {
             return None;
         }
@@ -2341,7 +2348,10 @@ impl Simulation {
             let per_call = cac.policy().bandwidth(&c.contract);
             servers = servers.min((free_mbps / per_call + 1e-9).floor() as u32);
         }
-        Some(crate::policing::erlang_b(c.rate_per_s * c.holding_mean_s, servers))
+        Some(crate::policing::erlang_b(
+            c.rate_per_s * c.holding_mean_s,
+            servers,
+        ))
     }
 
     /// The TCP view of flow `i` if a TCP sender sends on it.

@@ -152,7 +152,11 @@ fn peak_rate_cac_blocking_matches_erlang_b() {
                 400.0,
             );
             let c = &s.calls["voice"];
-            assert_eq!(c.erlang_b, Some(expect), "the summary's Erlang-B is the formula's");
+            assert_eq!(
+                c.erlang_b,
+                Some(expect),
+                "the summary's Erlang-B is the formula's"
+            );
             assert_eq!(c.blocked_no_slot, 0);
             assert!(c.offered > 3000);
             c.blocking_probability
@@ -286,6 +290,22 @@ fn permanent_connections_are_admitted_abr_on_its_mcr() {
         json!({"description": "pvc cac", "run": {"duration_s": 0.01}, "nodes": nodes, "links": links, "connections": conns})
     };
     let s = run(&mk(&[50.0, 50.0], 20.0));
+    assert!((s.ports["A->d"].cac_allocated_mbps.unwrap() - 120.0).abs() < 1e-6);
+    // a contract on the ABR connection (its PCR is for policing) does not change what CAC
+    // reserves, and a UBR connection with a contract reserves nothing
+    let mut v = mk(&[50.0, 50.0], 20.0);
+    v["connections"][2]["contract"] = json!({"pcr_mbps": 100.0});
+    v["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "hu", "kind": "host"}));
+    v["links"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"a": "hu", "b": "A", "rate_mbps": 149.76, "length_km": 1.0}));
+    v["connections"].as_array_mut().unwrap().push(json!({"name": "u", "route": ["hu", "A", "d"],
+        "category": "ubr", "contract": {"pcr_mbps": 40.0}, "source": {"kind": "persistent", "peak_mbps": 1.0}}));
+    let s = run(&v);
     assert!((s.ports["A->d"].cac_allocated_mbps.unwrap() - 120.0).abs() < 1e-6);
     // 50 + 50 + an MCR of 60 exceeds 149.76
     let e = build_from_json(&mk(&[50.0, 50.0], 60.0).to_string())
