@@ -58,9 +58,11 @@ METHOD = f"""
   {_w('fairness', 'settled')}.
 - **Settle time**: from the change that starts the phase (s1 starts 0.5 s, s2 starts 0.7 s, s2
   stops 0.9 s; fairness: all start 0.5 s) to the first sample from which the ACR stays within
-  {SETTLE_TOLERANCE:.0%} of *our* settled value of that phase until the phase ends; `n/a` if it is
-  outside the band at the phase's end. The seed gives no number, only the ordering (faster for
-  smaller Nrm), which the `all` rows check.
+  {SETTLE_TOLERANCE:.0%} of the rate it should settle at (the seed's value, or the max-min fair
+  rate) until the phase ends; `n/a` if it is outside that band at the phase's end (never settled
+  at the right rate). The seed gives no number, only the ordering (faster for smaller Nrm), which
+  the `all` rows check: `yes` when the times never decrease with Nrm and the smallest Nrm is
+  strictly faster than the largest, `equal` when all are the same, `no` otherwise.
 - **Max-min fair rates** (fairness): water-filling (`atmsim.reproduce.maxmin`) on the seed's
   network: both trunks at ERICA's target, 0.9 x 155.52 = 139.968 Mb/s; sources 1..15 limited to
   10 Mb/s, 16 and 17 unlimited. Sw1->Sw2 carries 15 x 10 = 150 > 139.968 Mb/s, so each of c1..c15
@@ -127,13 +129,21 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
     for config in by_config:
         by_config[config].sort(key=lambda s: s.params["nrm"])
     maxmin = {name: maxmin_rates(reference, name) for name in reference.get("maxmin", {})}
+    # the rate each source should settle at in each phase: the seed's value or the max-min rate
+    targets = {
+        (ref["config"], ref["connection"], ref["phase"]): (
+            float(ref["published"]) if "published" in ref else maxmin[ref["config"]][ref["maxmin"]]
+        )
+        for ref in reference["reference"]
+        if "phase" in ref and ("published" in ref or "maxmin" in ref)
+    }
 
     for ref in reference["reference"]:
         config = ref["config"]
         source = _source(ref, reference)
         config_specs = by_config.get(config, [])
         if "settle" in ref:
-            rows += _settle_rows(ref, config, config_specs, results, source)
+            rows += _settle_rows(ref, config, config_specs, results, source, targets)
             continue
         for s in config_specs:
             r = results[s.name]
@@ -179,23 +189,39 @@ def _get(summary: Mapping[str, Any], *keys: str) -> float | None:
     return float(node) if isinstance(node, (int, float)) else None
 
 
+def ordering_verdict(seq: Sequence[float]) -> str:
+    """Whether settle times ordered by increasing Nrm bear out "faster for smaller Nrm": ``yes``
+    when they never decrease and the smallest Nrm is strictly faster than the largest (a run that
+    never settled counts as slowest), ``equal`` when all are the same, ``no`` otherwise."""
+    seq = [x if math.isfinite(x) else math.inf for x in seq]
+    if all(math.isinf(x) for x in seq):
+        return "n/a (never settled)"
+    if all(abs(x - seq[0]) < 1e-9 for x in seq):
+        return "equal"
+    return "yes" if all(a <= b + 1e-9 for a, b in zip(seq, seq[1:])) and seq[0] < seq[-1] else "no"
+
+
 def _settle_rows(
-    ref: Mapping[str, Any], config: str, specs: Sequence[RunSpec], results: Mapping[str, Result], source: str
+    ref: Mapping[str, Any],
+    config: str,
+    specs: Sequence[RunSpec],
+    results: Mapping[str, Result],
+    source: str,
+    targets: Mapping[tuple[str, str, str], float],
 ) -> list[Row]:
     rows: list[Row] = []
     for conn, phase in ref["settle"]:
         t_change, t_end, window = PHASES[config][phase]
+        target = targets.get((config, conn, phase))
         times: list[tuple[int, float]] = []
         for s in specs:
             t, v = _acr(results[s.name], conn)
-            settled = window_mean(t, v, *window)
+            settled = target if target is not None else window_mean(t, v, *window)
             st = settle_time(t, v, t_change, t_end, settled, SETTLE_TOLERANCE)
             times.append((s.params["nrm"], st))
             rows.append(Row(f"{conn} settle time, {PHASE_LABEL[phase]} (ms)", s.name, None, st * 1e3, source, 3))
         if len(times) > 1:
-            seq = [x if math.isfinite(x) else math.inf for _, x in times]  # by increasing Nrm
-            ok = all(a <= b for a, b in zip(seq, seq[1:]))
-            verdict = "n/a (never settled)" if all(math.isinf(x) for x in seq) else ("yes" if ok else "no")
+            verdict = ordering_verdict([x for _, x in times])  # by increasing Nrm
             detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
             rows.append(
                 Row(
