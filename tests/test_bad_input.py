@@ -94,6 +94,13 @@ def test_link_length_negative(tmp_path: Path, capsys) -> None:
     expect(run_bad(capsys, tmp_path, f), str(f), "links[0].length_km")
 
 
+def test_link_length_zero(tmp_path: Path, capsys) -> None:
+    f = bad_file(tmp_path, lambda d: d["links"][0].__setitem__("length_km", 0.0))
+    err = run_bad(capsys, tmp_path, f)
+    expect(err, str(f), "links[0].length_km")
+    assert "delay_us = 0" in err
+
+
 @pytest.mark.parametrize("value", [0, -1.0])
 def test_duration_not_positive(tmp_path: Path, capsys, value) -> None:
     f = bad_file(tmp_path, lambda d: d["run"].__setitem__("duration_s", value))

@@ -406,7 +406,7 @@ pub struct LinkSpec {
     pub b: String,
     /// Line rate in Mb/s of 53-byte cells (> 0), e.g. 149.76 for the OC-3 payload rate.
     pub rate_mbps: f64,
-    /// Length in km (>= 0); propagation 5 us/km. Give this or `delay_us`.
+    /// Length in km (> 0); propagation 5 us/km. Give this or `delay_us`.
     #[serde(default)]
     pub length_km: Option<f64>,
     /// Propagation delay in microseconds (>= 0). Give this or `length_km`.
@@ -1093,7 +1093,14 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                 ))
             }
             (None, None) => return Err(ScenarioError::new(p, "needs length_km or delay_us")),
-            (Some(km), None) => non_negative(&format!("{p}.length_km"), km)?,
+            (Some(km), None) => {
+                if !(km.is_finite() && km > 0.0) {
+                    return Err(ScenarioError::new(
+                        format!("{p}.length_km"),
+                        format!("must be a number > 0, got {km} (a link without propagation delay: delay_us = 0)"),
+                    ));
+                }
+            }
             (None, Some(us)) => non_negative(&format!("{p}.delay_us"), us)?,
         }
         if let Some(im) = &l.impairment {

@@ -16,8 +16,13 @@ fn switch(n: &str, extra: Value) -> Value {
         .extend(extra.as_object().unwrap().clone());
     v
 }
+/// A link of `km` (0: no propagation delay, given as `delay_us`, since a length must be > 0).
 fn link(a: &str, b: &str, rate: f64, km: f64) -> Value {
-    json!({"a": a, "b": b, "rate_mbps": rate, "length_km": km})
+    if km == 0.0 {
+        json!({"a": a, "b": b, "rate_mbps": rate, "delay_us": 0.0})
+    } else {
+        json!({"a": a, "b": b, "rate_mbps": rate, "length_km": km})
+    }
 }
 fn run(sc: &Value) -> Simulation {
     let mut sim = build_from_json(&sc.to_string()).expect("valid scenario");

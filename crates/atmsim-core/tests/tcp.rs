@@ -21,7 +21,7 @@ fn path(conns: Value, trunk: Value, run: Value) -> Value {
         .extend(trunk.as_object().unwrap().clone());
     json!({"description": "tcp", "run": run,
            "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch"}, {"name": "B", "kind": "switch"}, {"name": "d", "kind": "host"}],
-           "links": [{"a": "h", "b": "A", "rate_mbps": LINK, "length_km": 0.0}, t, {"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}],
+           "links": [{"a": "h", "b": "A", "rate_mbps": LINK, "delay_us": 0.0}, t, {"a": "B", "b": "d", "rate_mbps": LINK, "delay_us": 0.0}],
            "connections": conns})
 }
 
@@ -262,13 +262,13 @@ fn ubr_five(discard: &str) -> (f64, f64) {
     }
     let mut links = vec![
         json!({"a": "A", "b": "B", "rate_mbps": 50.0, "length_km": 500.0}),
-        json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}),
+        json!({"a": "B", "b": "d", "rate_mbps": LINK, "delay_us": 0.0}),
     ];
     let mut conns = vec![];
     for i in 0..5 {
         let h = format!("h{i}");
         nodes.push(json!({"name": h, "kind": "host"}));
-        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "length_km": 0.0}));
+        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "delay_us": 0.0}));
         conns.push(json!({"name": format!("t{i}"), "route": [h, "A", "B", "d"], "category": "ubr",
             "source": {"kind": "tcp", "start_s": 0.01 * i as f64, "tcp": {"mss_bytes": 9140, "window_bytes": 262144, "window_scale": true, "recovery": "reno"}}}));
     }
@@ -318,13 +318,13 @@ fn tcp_over_abr_with_erica_plus_loses_nothing_in_a_few_rtts_of_buffer() {
     ];
     let mut links = vec![
         json!({"a": "A", "b": "B", "rate_mbps": LINK, "length_km": 1000.0}),
-        json!({"a": "B", "b": "d", "rate_mbps": LINK, "length_km": 0.0}),
+        json!({"a": "B", "b": "d", "rate_mbps": LINK, "delay_us": 0.0}),
     ];
     let mut conns = vec![];
     for i in 0..5 {
         let h = format!("h{i}");
         nodes.push(json!({"name": h, "kind": "host"}));
-        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "length_km": 0.0}));
+        links.push(json!({"a": h, "b": "A", "rate_mbps": LINK, "delay_us": 0.0}));
         conns.push(json!({"name": format!("t{i}"), "route": [h, "A", "B", "d"], "category": "abr",
             "abr": {"icr_mbps": 10.0, "rif": 1.0, "rdf": 0.001953125, "tbe": 512, "cdf": 0.5},
             "source": {"kind": "tcp", "tcp": {"window_bytes": 1048576, "window_scale": true, "recovery": "none"}}}));

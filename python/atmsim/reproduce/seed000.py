@@ -25,8 +25,8 @@ CONFIGS = {"wan": 10.0, "sat-wan": 170.0, "sat-sat": 170.0}
 MSS = (512, 9140)
 VIDEO = ((5.0, 5.0), (7.5, 7.0), (10.0, 5.0))
 N_TCP = 15
-#: replications (seeds) of the WAN runs; the satellite runs are one seed each (170 s each)
-SEEDS_FULL = {"wan": (1, 2, 3), "sat-wan": (1,), "sat-sat": (1,)}
+#: replications (seeds) of every row: the video model is random
+SEEDS_FULL = {"wan": (1, 2, 3), "sat-wan": (1, 2, 3), "sat-sat": (1, 2, 3)}
 #: --quick: every WAN row with one seed, the satellite configurations for the middle video row
 #: only and shortened to QUICK_SAT_S simulated seconds
 QUICK_SAT_S = 20.0
@@ -211,8 +211,8 @@ METHOD = """
 - **Efficiency**: TCP throughput / (f x ABR capacity), with f = MSS / (AAL5 cells per segment x 53)
   x 31/32 computed by the encapsulation model (`tcp.max_payload_fraction`: 0.780 for MSS 512, 0.870
   for 9140; the seed's 78% and 87%, shown in the `max TCP payload share` rows).
-- The video model is random: WAN rows are the mean of three seeds (1, 2, 3) with their standard
-  deviation; satellite rows (170 s each) one seed. `--quick` runs every WAN row with one seed and the
+- The video model is random: every row is the mean of three seeds (1, 2, 3) with their standard
+  deviation. `--quick` runs every WAN row with one seed and the
   satellite configurations only for the middle video row, shortened to 20 s (the run label says
   so): its satellite numbers are not comparable with the 170 s tables.
 - Scenario choices the seed leaves open are in the scenario files' descriptions: PCR 149.76 (the

@@ -51,7 +51,7 @@ fn one(case: &str, duration: f64) -> Value {
     let ab = match case {
         "a" => json!({"length_km": 1000.0}),
         "b" => json!({"delay_us": 270000.0}),
-        "a0" => json!({"length_km": 0.0}),
+        "a0" => json!({"delay_us": 0.0}),
         _ => panic!("unknown case"),
     };
     let sc = scenario(ab, duration).to_string();
