@@ -242,12 +242,23 @@ pub struct PortSummary {
     pub cac_allocated_max_mbps: Option<f64>,
 }
 
-/// A contract proposed from monitoring (seed 001 section 6.2).
+/// A contract proposed from monitoring a bundle of connections (seed 001 section 6.2).
 #[derive(Clone, Debug, Serialize)]
 pub struct ProposedContract {
+    /// The bundle measured (the connection's own name when not bundled) and its connections.
+    pub bundle: String,
+    pub connections: Vec<String>,
     pub pcr_mbps: f64,
+    pub cdvt_us: f64,
     pub scr_mbps: f64,
     pub mbs_cells: u64,
+    /// The largest backlog of a fluid bucket drained at SCR per window (the window-level view
+    /// of the burst; MBS comes from the cells themselves).
+    pub fluid_backlog_cells: u64,
+    /// The share of cells the contract may find non-conforming, and the share it does.
+    pub tolerance: f64,
+    pub cells: u64,
+    pub nonconforming_share: f64,
     pub window_s: f64,
     pub windows: u64,
 }

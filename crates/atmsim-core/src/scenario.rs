@@ -485,9 +485,10 @@ pub struct ConnectionSpec {
     pub propose_contract: Option<ProposeSpec>,
 }
 
-/// The adaptive scheme of seed 001 section 6.2: the connection's throughput is monitored in
-/// windows; PCR is the largest window rate, SCR the mean rate raised by `scr_margin`, MBS the
-/// largest backlog a fluid bucket drained at SCR builds up over the windows.
+/// The adaptive scheme of seed 001 section 6.2: the throughput of a connection, or of a bundle
+/// of connections, is monitored in windows; PCR is the largest window rate, SCR the mean rate
+/// raised by `scr_margin`, CDVT and MBS the smallest with which a dual GCRA would have policed
+/// the measured cells within `tolerance`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProposeSpec {
@@ -497,6 +498,15 @@ pub struct ProposeSpec {
     /// SCR = mean rate x (1 + scr_margin) (>= 0, default 0.1).
     #[serde(default)]
     pub scr_margin: Option<f64>,
+    /// Share of the measured cells the proposed contract may find non-conforming, in [0, 1)
+    /// (default 0): CDVT and MBS are the smallest that keep within it.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// Bundle name: connections naming the same bundle are measured as one aggregate stream, as
+    /// if multiplexed onto one VC, and get one proposal (default: the connection alone). All
+    /// connections of a bundle give the same window_s, scr_margin and tolerance.
+    #[serde(default)]
+    pub bundle: Option<String>,
 }
 
 /// A connection's traffic descriptor.
@@ -1225,6 +1235,41 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         validate_connection(&p, c, sc, &kinds, &adj)?;
     }
+    // the connections of a bundle are measured with one monitor: same parameters
+    let mut bundles: BTreeMap<&str, (usize, &ProposeSpec)> = BTreeMap::new();
+    for (i, c) in sc.connections.iter().enumerate() {
+        let Some(m) = &c.propose_contract else {
+            continue;
+        };
+        let Some(b) = m.bundle.as_deref() else {
+            continue;
+        };
+        if conn_names.contains(b) && b != c.name {
+            return Err(ScenarioError::new(
+                format!("connections[{i}].propose_contract.bundle"),
+                format!("\"{b}\" is another connection's name; a bundle needs a name of its own"),
+            ));
+        }
+        match bundles.get(b) {
+            None => {
+                bundles.insert(b, (i, m));
+            }
+            Some(&(j, first)) => {
+                for (key, a, x) in [
+                    ("window_s", first.window_s, m.window_s),
+                    ("scr_margin", first.scr_margin, m.scr_margin),
+                    ("tolerance", first.tolerance, m.tolerance),
+                ] {
+                    if a != x {
+                        return Err(ScenarioError::new(
+                            format!("connections[{i}].propose_contract.{key}"),
+                            format!("differs from bundle \"{b}\"'s (connections[{j}]); a bundle is measured with one set of parameters"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
     for (i, call) in sc.calls.iter().enumerate() {
         let p = format!("calls[{i}]");
         let c = &call.connection;
@@ -1241,6 +1286,12 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             ));
         }
         validate_connection(&format!("{p}.connection"), c, sc, &kinds, &adj)?;
+        if c.propose_contract.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.connection.propose_contract"),
+                "the adaptive proposal monitors permanent connections only",
+            ));
+        }
         validate_call(&p, call, sc)?;
     }
     Ok(())
@@ -1542,6 +1593,14 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
         }
         if let Some(v) = m.scr_margin {
             non_negative(&format!("{p}.propose_contract.scr_margin"), v)?;
+        }
+        if let Some(v) = m.tolerance {
+            if !(v.is_finite() && (0.0..1.0).contains(&v)) {
+                return Err(ScenarioError::new(
+                    format!("{p}.propose_contract.tolerance"),
+                    format!("must be a share in [0, 1), got {v}"),
+                ));
+            }
         }
     }
     if let Some(q) = &c.qos {

@@ -275,13 +275,21 @@ impl Shaper {
     }
 }
 
-/// Cells a connection sent per window (seed 001 section 6.2's throughput monitoring).
+/// The cells a bundle of connections sent (seed 001 section 6.2's throughput monitoring): counts
+/// per window, and every cell's emission time for fitting the burst parameters (8 bytes per
+/// monitored cell, only for connections with `propose_contract`).
 pub struct Monitor {
+    /// Bundle name (the connection's own name when it is not bundled).
+    name: String,
+    /// Connections measured together.
+    members: Vec<String>,
     window_ps: SimDuration,
     window_end: SimTime,
     count: u32,
     counts: Vec<u32>,
+    times: Vec<SimTime>,
     margin: f64,
+    tolerance: f64,
 }
 
 impl Monitor {
@@ -293,11 +301,13 @@ impl Monitor {
             self.window_end += self.window_ps;
         }
         self.count += 1;
+        self.times.push(now);
     }
 
-    /// PCR: the largest window rate; SCR: the mean rate x (1 + margin); MBS: the largest backlog
-    /// of a fluid bucket drained at SCR per window (at least 1). Every window complete by `end`
-    /// counts, also the silent ones after the connection's last cell.
+    /// PCR: the largest window rate; SCR: the mean rate x (1 + margin); CDVT and MBS: the
+    /// smallest with which a dual GCRA of that PCR and SCR would have found at most a share
+    /// `tolerance` of the recorded cells non-conforming ([`crate::policing::fit_bursts`]). Every
+    /// window complete by `end` counts, also the silent ones after the last cell.
     fn propose(&self, end: SimTime) -> Option<ProposedContract> {
         let mut counts = self.counts.clone();
         let mut window_end = self.window_end;
@@ -321,10 +331,22 @@ impl Monitor {
             level = (level + c as f64 - drain).max(0.0);
             most = most.max(level);
         }
+        let (pcr_mbps, scr_mbps) = (to_mbps(peak), to_mbps(drain).min(to_mbps(peak)));
+        if pcr_mbps <= 0.0 {
+            return None;
+        }
+        let fit = crate::policing::fit_bursts(&self.times, pcr_mbps, scr_mbps, self.tolerance)?;
         Some(ProposedContract {
-            pcr_mbps: to_mbps(peak),
-            scr_mbps: to_mbps(drain),
-            mbs_cells: (most.ceil() as u64).max(1),
+            bundle: self.name.clone(),
+            connections: self.members.clone(),
+            pcr_mbps,
+            cdvt_us: fit.cdvt_ps as f64 / 1e6,
+            scr_mbps,
+            mbs_cells: fit.mbs_cells as u64,
+            fluid_backlog_cells: most.ceil() as u64,
+            tolerance: self.tolerance,
+            cells: self.times.len() as u64,
+            nonconforming_share: fit.nonconforming as f64 / self.times.len() as f64,
             window_s: w_s,
             windows: n as u64,
         })
@@ -409,8 +431,9 @@ pub struct Flow {
     blocks: BlockCounter,
     /// Traffic shaping at the source (`source.shape`).
     shaper: Option<Box<Shaper>>,
-    /// Throughput monitor of the adaptive contract scheme (`propose_contract`).
-    monitor: Option<Box<Monitor>>,
+    /// Throughput monitor (index into the simulation's monitors) of the adaptive contract
+    /// scheme (`propose_contract`), shared by the connections of a bundle.
+    monitor: Option<u32>,
     /// UPC counts at the end of warm-up (the summary reports the difference).
     upc_mark: Option<crate::policing::UpcCounts>,
     /// The least possible transfer delay on the route (cell times, propagation, fabric): the
@@ -462,6 +485,7 @@ pub struct Simulation {
     pub flows: Vec<Flow>,
     pub endpoints: Vec<Endpoint>,
     pub calls: Vec<CallClass>,
+    monitors: Vec<Monitor>,
     events: u64,
     cell_hops: u64,
     finished: bool,
@@ -1038,6 +1062,7 @@ impl Simulation {
         }
         let mut flows: Vec<Flow> = Vec::new();
         let mut endpoints: Vec<Endpoint> = Vec::new();
+        let mut monitors: Vec<Monitor> = Vec::new();
         let mut ports = ports;
         let b = Builder {
             sc,
@@ -1059,14 +1084,27 @@ impl Simulation {
                     .map(|k| Box::new(Shaper::new(&contract_of(k))));
             }
             if let Some(m) = &c.propose_contract {
-                let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
-                f.monitor = Some(Box::new(Monitor {
-                    window_ps,
-                    window_end: warmup + window_ps,
-                    count: 0,
-                    counts: Vec::new(),
-                    margin: m.scr_margin.unwrap_or(0.1),
-                }));
+                let name = m.bundle.clone().unwrap_or_else(|| c.name.clone());
+                let k = match monitors.iter().position(|x: &Monitor| x.name == name) {
+                    Some(k) => k,
+                    None => {
+                        let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
+                        monitors.push(Monitor {
+                            name,
+                            members: vec![],
+                            window_ps,
+                            window_end: warmup + window_ps,
+                            count: 0,
+                            counts: Vec::new(),
+                            times: Vec::new(),
+                            margin: m.scr_margin.unwrap_or(0.1),
+                            tolerance: m.tolerance.unwrap_or(0.0),
+                        });
+                        monitors.len() - 1
+                    }
+                };
+                monitors[k].members.push(c.name.clone());
+                f.monitor = Some(k as u32);
             }
             if let Some(q) = &c.qos {
                 f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
@@ -1123,6 +1161,7 @@ impl Simulation {
             }
         }
         sim.calls = calls;
+        sim.monitors = monitors;
         Ok(sim)
     }
 
@@ -1292,6 +1331,7 @@ impl Simulation {
             flows,
             endpoints,
             calls: Vec::new(),
+            monitors: Vec::new(),
             events: 0,
             cell_hops: 0,
             finished: false,
@@ -1506,8 +1546,8 @@ impl Simulation {
         }
         if warm {
             f.stats.sent += 1;
-            if let Some(m) = &mut f.monitor {
-                m.record(now);
+            if let Some(m) = f.monitor {
+                self.monitors[m as usize].record(now);
             }
         }
         if let Some(sh) = &mut f.shaper {
@@ -2256,7 +2296,9 @@ impl Simulation {
                     upc_cells: upc.map(|u| u.cells),
                     upc_tagged: upc.map(|u| u.tagged),
                     upc_discarded: upc.map(|u| u.discarded),
-                    proposed_contract: f.monitor.as_ref().and_then(|m| m.propose(self.now)),
+                    proposed_contract: f
+                        .monitor
+                        .and_then(|m| self.monitors[m as usize].propose(self.now)),
                     qos_met: f.qos.map(|(ctd, cdv, clr)| {
                         let mut m = BTreeMap::new();
                         let clr_now = if lost_or_got > 0 {

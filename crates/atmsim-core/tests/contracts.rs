@@ -2,7 +2,7 @@
 //! cells, CLR of the CLP = 0 stream, SECBR, and the requested-QoS check.
 
 use atmsim_core::build_from_json;
-use atmsim_core::metrics::Summary;
+use atmsim_core::metrics::{ProposedContract, Summary};
 use atmsim_core::policing::secbr_binomial;
 use serde_json::{json, Value};
 
@@ -322,8 +322,10 @@ fn permanent_connections_are_admitted_abr_on_its_mcr() {
 #[test]
 fn adaptive_scheme_proposes_peak_mean_and_burst() {
     // ON-OFF: 100,000 cells/s (42.4 Mb/s) for 30 ms of every 100 ms. In 10 ms windows: three of
-    // 1000 cells, then seven empty. PCR = 42.4 Mb/s; SCR = 1.1 x 300 cells per window; the bucket
-    // drained at 330 per window fills by 670 in each ON window: MBS = 3 x 670 = 2010 cells.
+    // 1000 cells, then seven empty. PCR = 42.4 Mb/s; SCR = 1.1 x 300 cells per window; the fluid
+    // bucket drained at 330 per window fills by 670 in each ON window: 3 x 670 = 2010 cells. At
+    // the cell level a burst of 3000 cells at PCR needs MBS = 3000 (the SCR bucket, 60.9 ms full
+    // after a burst, empties in the 70 ms OFF time), and cells spaced at PCR need no CDVT.
     let conn = json!({"name": "c", "route": ["h", "A", "B", "d"], "category": "nrt-vbr",
                       "source": {"kind": "onoff", "peak_mbps": 42.4, "duty_cycle": 0.3, "period_s": 0.1, "stop_s": 1.95},
                       "propose_contract": {"window_s": 0.01, "scr_margin": 0.1}});
@@ -331,7 +333,95 @@ fn adaptive_scheme_proposes_peak_mean_and_burst() {
     let p = s.connections["c"].proposed_contract.clone().unwrap();
     assert!((p.pcr_mbps - 42.4).abs() < 1e-9, "{p:?}");
     assert!((p.scr_mbps - 1.1 * 0.3 * 42.4).abs() < 0.05, "{p:?}");
-    assert_eq!(p.mbs_cells, 2010);
+    assert_eq!(p.fluid_backlog_cells, 2010);
+    assert_eq!(p.mbs_cells, 3000);
+    assert_eq!(p.cdvt_us, 0.0);
+    assert_eq!(p.nonconforming_share, 0.0);
+    assert_eq!((p.bundle.as_str(), p.cells), ("c", 60_000));
+}
+
+/// An exponential ON-OFF source measured for a proposal; with `contract`, the same run (same
+/// seed, so the same cells) policed by UPC with that contract, tagging what does not conform.
+fn proposal_run(tolerance: f64, contract: Option<&ProposedContract>) -> Summary {
+    let mut conn = json!({"name": "v", "route": ["h", "A", "B", "d"], "category": "nrt-vbr",
+        "source": {"kind": "onoff", "peak_mbps": 30.0, "duty_cycle": 0.25, "period_s": 0.02, "exponential": true},
+        "propose_contract": {"window_s": 0.005, "scr_margin": 0.2, "tolerance": tolerance}});
+    if let Some(k) = contract {
+        conn["contract"] = json!({"pcr_mbps": k.pcr_mbps, "cdvt_us": k.cdvt_us,
+                                  "scr_mbps": k.scr_mbps, "mbs_cells": k.mbs_cells});
+        conn["upc"] = json!({"pcr_action": "tag", "scr_action": "tag"});
+    }
+    let mut sc = one_conn(conn, json!({}), 3.0);
+    sc["run"]["seed"] = json!(11);
+    run(&sc)
+}
+
+#[test]
+fn the_proposed_contract_polices_the_measured_stream_within_its_tolerance() {
+    // the proposal, handed to the network's UPC (a separate GCRA at the first switch) in a run
+    // with the same seed, tags no cell with tolerance 0 and at most 1% with tolerance 0.01
+    for tol in [0.0, 0.01] {
+        let p = proposal_run(tol, None).connections["v"]
+            .proposed_contract
+            .clone()
+            .unwrap();
+        assert!(p.nonconforming_share <= tol, "{p:?}");
+        let s = proposal_run(tol, Some(&p));
+        let c = &s.connections["v"];
+        let (cells, tagged) = (c.upc_cells.unwrap(), c.upc_tagged.unwrap());
+        assert_eq!(cells, p.cells, "UPC sees the cells the monitor counted");
+        assert!(
+            tagged as f64 <= tol * cells as f64,
+            "{tagged} of {cells} tagged, {p:?}"
+        );
+        if tol == 0.0 {
+            assert_eq!(tagged, 0);
+        }
+    }
+    // the tolerance buys a smaller burst size
+    let p0 = proposal_run(0.0, None).connections["v"]
+        .proposed_contract
+        .clone()
+        .unwrap();
+    let p1 = proposal_run(0.01, None).connections["v"]
+        .proposed_contract
+        .clone()
+        .unwrap();
+    assert!(p1.mbs_cells < p0.mbs_cells, "{p0:?} {p1:?}");
+}
+
+#[test]
+fn a_bundle_is_measured_as_one_stream() {
+    // two CBR connections of 10 and 20 Mb/s from two hosts, bundled: one proposal for both with
+    // the aggregate's rates (30 Mb/s peak and mean, SCR capped at PCR)
+    let mk = |name: &str, host: &str, rate: f64| {
+        json!({"name": name, "route": [host, "A", "d"], "category": "cbr",
+        "source": {"kind": "cbr", "rate_mbps": rate}, "propose_contract": {"window_s": 0.01, "bundle": "b"}})
+    };
+    let sc = json!({"description": "bundle", "run": {"duration_s": 1.0},
+        "nodes": [{"name": "h1", "kind": "host"}, {"name": "h2", "kind": "host"}, {"name": "A", "kind": "switch"}, {"name": "d", "kind": "host"}],
+        "links": [{"a": "h1", "b": "A", "rate_mbps": 149.76, "length_km": 1.0}, {"a": "h2", "b": "A", "rate_mbps": 149.76, "length_km": 1.0},
+                  {"a": "A", "b": "d", "rate_mbps": 149.76, "length_km": 1.0}],
+        "connections": [mk("c1", "h1", 10.0), mk("c2", "h2", 20.0)]});
+    let s = run(&sc);
+    let (a, b) = (
+        s.connections["c1"].proposed_contract.clone().unwrap(),
+        s.connections["c2"].proposed_contract.clone().unwrap(),
+    );
+    assert_eq!(a.connections, vec!["c1".to_string(), "c2".to_string()]);
+    assert_eq!((a.cells, a.mbs_cells), (b.cells, b.mbs_cells));
+    let total = s.connections["c1"].cells_sent + s.connections["c2"].cells_sent;
+    assert_eq!(a.cells, total);
+    assert!((a.pcr_mbps - 30.0).abs() < 0.1, "{a:?}");
+    assert!(a.scr_mbps <= a.pcr_mbps);
+    assert_eq!(a.nonconforming_share, 0.0);
+    // a bundle's connections must agree on the parameters
+    let mut bad = sc.clone();
+    bad["connections"][1]["propose_contract"]["window_s"] = json!(0.02);
+    let e = build_from_json(&bad.to_string())
+        .err()
+        .expect("inconsistent bundle");
+    assert_eq!(e.path, "connections[1].propose_contract.window_s");
 }
 
 #[test]
