@@ -149,6 +149,12 @@ BAD = [
     ("secb-max-bad-above-n", lambda d: d["connections"][0].__setitem__("qos", {"secb_block_cells": 8, "secb_max_bad": 9}),
      "connections[0].qos.secb_max_bad", []),
     ("clp1-threshold-zero", lambda d: d["nodes"][1].__setitem__("clp1_threshold_cells", 0), "nodes[1].clp1_threshold_cells", []),
+    ("proposal-tolerance-one", lambda d: d["connections"][0].__setitem__("propose_contract", {"tolerance": 1.0}),
+     "connections[0].propose_contract.tolerance", ["[0, 1)"]),
+    ("proposal-bundle-named-like-a-connection",
+     lambda d: (d["connections"].append({**d["connections"][0], "name": "other"}),
+                d["connections"][0].__setitem__("propose_contract", {"bundle": "other"})),
+     "connections[0].propose_contract.bundle", ["name of its own"]),
 ]
 
 
