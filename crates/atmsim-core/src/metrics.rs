@@ -273,7 +273,9 @@ pub struct CallSummary {
     /// Admitted by CAC but no prepared slot was free (raise max_active).
     pub blocked_no_slot: u64,
     pub blocking_probability: f64,
-    /// Half-width of the 95% confidence interval of the blocking probability (binomial).
+    /// Half-width of the 95% confidence interval of the blocking probability, by batch means
+    /// over 20 batches of the measurement window (NaN, written null, with fewer than two batches
+    /// with calls).
     pub blocking_ci95: f64,
     pub active_at_end: u32,
     pub max_active: u32,

@@ -378,6 +378,10 @@ pub struct CallClass {
     admitted: u64,
     blocked: u64,
     no_slot: u64,
+    /// Calls offered and blocked (CAC or no slot) per batch of the measurement window, by
+    /// arrival time, for the batch-means confidence interval.
+    batch_offered: [u64; CALL_BATCHES],
+    batch_blocked: [u64; CALL_BATCHES],
     active: u32,
     max_active: u32,
 }
@@ -887,6 +891,8 @@ impl Builder<'_> {
             slots,
             rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
             offered: 0,
+            batch_offered: [0; CALL_BATCHES],
+            batch_blocked: [0; CALL_BATCHES],
             admitted: 0,
             blocked: 0,
             no_slot: 0,
@@ -1184,12 +1190,15 @@ impl Simulation {
         } else {
             cls.holding_mean_s
         };
+        let batch = call_batch(now, self.warmup, self.end);
         if in_window {
             cls.offered += 1;
+            cls.batch_offered[batch] += 1;
         }
         let Some(slot) = cls.free.pop() else {
             if in_window {
                 cls.no_slot += 1;
+                cls.batch_blocked[batch] += 1;
             }
             return;
         };
@@ -1235,9 +1244,11 @@ impl Simulation {
                     self.calls[c as usize].slots[slot as usize].2.push(r);
                 }
                 None => {
+                    let batch = call_batch(arrived, self.warmup, self.end);
                     let cls = &mut self.calls[c as usize];
                     if in_window {
                         cls.blocked += 1;
+                        cls.batch_blocked[batch] += 1;
                     }
                     self.release_call(c, slot);
                     return;
@@ -2354,7 +2365,7 @@ impl Simulation {
                             blocked: c.blocked,
                             blocked_no_slot: c.no_slot,
                             blocking_probability: pb,
-                            blocking_ci95: 1.96 * (pb * (1.0 - pb) / decided).sqrt(),
+                            blocking_ci95: batch_means_ci95(&c.batch_offered, &c.batch_blocked),
                             active_at_end: c.active,
                             max_active: c.max_active,
                             setup_delay_mean_ms: (c.connected > 0)
@@ -2457,6 +2468,47 @@ impl Simulation {
     pub fn flow_index(&self, name: &str) -> Option<usize> {
         self.flows.iter().position(|f| f.name == name)
     }
+}
+
+/// Batches of the measurement window for the confidence interval of a call class's blocking.
+pub const CALL_BATCHES: usize = 20;
+
+/// The batch (of [`CALL_BATCHES`] equal parts of [warm-up, end)) of a call arriving at `t`.
+fn call_batch(t: SimTime, warmup: SimTime, end: SimTime) -> usize {
+    let span = end.saturating_sub(warmup).max(1) as u128;
+    ((t.saturating_sub(warmup) as u128 * CALL_BATCHES as u128 / span) as usize)
+        .min(CALL_BATCHES - 1)
+}
+
+/// Half-width of the 95% confidence interval of the blocking probability by the method of batch
+/// means (Law and Kelton, Simulation Modeling and Analysis, section 9.5.3): the blocking ratios
+/// of the batches with calls are treated as independent, Student's t with (batches - 1) degrees
+/// of freedom. Successive calls are correlated (a blocked call finds the port full, and so does
+/// the next one), which a binomial interval would ignore. NaN with fewer than two such batches.
+pub fn batch_means_ci95(offered: &[u64], blocked: &[u64]) -> f64 {
+    let ratios: Vec<f64> = offered
+        .iter()
+        .zip(blocked)
+        .filter(|(&o, _)| o > 0)
+        .map(|(&o, &b)| b as f64 / o as f64)
+        .collect();
+    let k = ratios.len();
+    if k < 2 {
+        return f64::NAN;
+    }
+    let mean = ratios.iter().sum::<f64>() / k as f64;
+    let var = ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+    t975(k - 1) * (var / k as f64).sqrt()
+}
+
+/// The 0.975 quantile of Student's t with `df` degrees of freedom (df 1 to 30, then 1.96).
+fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    T.get(df.wrapping_sub(1)).copied().unwrap_or(1.96)
 }
 
 fn erica_mean(s: &PortScheme, f: impl Fn(&Erica) -> f64) -> Option<f64> {

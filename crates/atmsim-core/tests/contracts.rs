@@ -173,6 +173,39 @@ fn peak_rate_cac_blocking_matches_erlang_b() {
 }
 
 #[test]
+fn one_run_blocking_interval_covers_erlang_b() {
+    // the batch-means interval of each single run: about 95% of runs cover Erlang-B (here at
+    // least 7 of 10 seeds, which a correct 95% interval misses with probability below 0.2%), and
+    // it is wider than the binomial one, which ignores that blocked calls come in runs
+    use atmsim_core::policing::erlang_b;
+    let expect = erlang_b(12.0, 14);
+    let (mut covered, mut wider) = (0, 0);
+    for seed in 1..=10 {
+        let s = calls_case(
+            seed,
+            12.0,
+            json!({"policy": "peak"}),
+            json!({"pcr_mbps": 10.0}),
+            200.0,
+        );
+        let c = &s.calls["voice"];
+        let (pb, half) = (c.blocking_probability, c.blocking_ci95);
+        assert!(half.is_finite() && half > 0.0);
+        covered += ((pb - expect).abs() <= half) as u32;
+        let binomial = 1.96 * (pb * (1.0 - pb) / c.offered as f64).sqrt();
+        wider += (half > binomial) as u32;
+    }
+    assert!(
+        covered >= 7,
+        "{covered} of 10 intervals cover Erlang-B {expect}"
+    );
+    assert!(
+        wider >= 8,
+        "batch means wider than binomial in only {wider} of 10 runs"
+    );
+}
+
+#[test]
 fn admitted_calls_never_exceed_the_port_and_release_restores_it() {
     for (policy, contract, per_call) in [
         (json!({"policy": "peak"}), json!({"pcr_mbps": 10.0}), 10.0),
