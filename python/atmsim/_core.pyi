@@ -6,6 +6,11 @@ def schema() -> str:
 def check(json: str) -> tuple[str, str] | None:
     """``None`` if the scenario JSON is valid, else ``(key path, message)``."""
 
+def fgn(n: int, hurst: float, method: str = "paxson", seed: int = 0) -> list[float]:
+    """``n`` values of fractional Gaussian noise (mean 0, variance 1, Hurst parameter ``hurst``)
+    by ``method`` ("paxson": ``n`` a power of two; or "davies_harte") from the random stream
+    "fgn" of ``seed``. Raises ``ValueError`` for a bad method, ``n`` or ``hurst``."""
+
 def map_traffic(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header_bytes: int) -> str:
     """Seed 001 Table 7 mapping as JSON: ``{"plain": {...}, "aal5": {...}, "cells_per_tsdu": n}``;
     each form has ``pcr_cells_per_s``, ``scr_cells_per_s``, ``pcr_mbps``, ``scr_mbps``,

@@ -47,6 +47,29 @@ fn map_traffic(
     Ok(serde_json::json!({"plain": d(app.map_plain()), "aal5": d(app.map_aal5()), "cells_per_tsdu": app.cells_per_tsdu()}).to_string())
 }
 
+/// `n` values of fractional Gaussian noise with Hurst parameter `hurst`, mean 0 and variance 1,
+/// by `method` ("paxson" or "davies_harte"), from the random stream "fgn" of `seed`: the
+/// generator the MPEG-2 video sources use, for checking it with outside estimators.
+#[pyfunction]
+#[pyo3(signature = (n, hurst, method = "paxson", seed = 0))]
+fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResult<Vec<f64>> {
+    use atmsim_core::fgn::{generate, FgnMethod};
+    let m = match method {
+        "paxson" => FgnMethod::Paxson,
+        "davies_harte" => FgnMethod::DaviesHarte,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "method must be \"paxson\" or \"davies_harte\", got {method:?}"
+            )))
+        }
+    };
+    py.detach(|| {
+        let mut rng = atmsim_core::traffic::stream(seed, "fgn");
+        generate(m, n, hurst, 0.0, 1.0, &mut rng)
+    })
+    .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// One simulation run.
 #[pyclass(module = "atmsim._core")]
 struct Simulation {
@@ -169,6 +192,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(map_traffic, m)?)?;
+    m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
