@@ -2030,6 +2030,17 @@ fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                 let key = match &e {
                     V::Fgn(F::HurstOutOfRange(_)) => "hurst",
                     V::Fgn(F::BadStd(_)) => "std_mbps",
+                    // a bound the file or --set gives is named: "a rate bound below the mean"
+                    V::MeanOutsideBounds { mean, max, .. }
+                        if mean > max && s.max_rate_mbps.is_some() =>
+                    {
+                        "max_rate_mbps"
+                    }
+                    V::MeanOutsideBounds { mean, min, .. }
+                        if mean < min && s.min_rate_mbps.is_some() =>
+                    {
+                        "min_rate_mbps"
+                    }
                     V::Fgn(_) | V::NonPositiveMean(_) | V::MeanOutsideBounds { .. } => "mean_mbps",
                     V::RateBounds { .. } => "max_rate_mbps",
                     V::Peak(_) => "peak_mbps",
@@ -2174,7 +2185,8 @@ pub(crate) mod tests {
             (serde_json::json!({"hurst": 1.0}), "hurst"),
             (serde_json::json!({"mean_mbps": -1.0}), "mean_mbps"),
             (serde_json::json!({"std_mbps": -1.0}), "std_mbps"),
-            (serde_json::json!({"max_rate_mbps": 5.0}), "mean_mbps"),
+            (serde_json::json!({"max_rate_mbps": 5.0}), "max_rate_mbps"),
+            (serde_json::json!({"mean_mbps": 20.0}), "mean_mbps"),
             (
                 serde_json::json!({"interval_min_s": 0.2, "interval_max_s": 0.1}),
                 "interval_min_s",

@@ -130,8 +130,16 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
                 doc, _ = load_scenario(scenarios_dir() / s.scenario)
                 tcps = [c for c in doc["connections"] if c["source"]["kind"] == "tcp"]
                 total = sum(window_cells(c["source"]["tcp"]["window_bytes"], c["source"]["tcp"]["mss_bytes"]) for c in tcps)
-                rows.append(Row("max switch queue vs the sum of the windows (cells)", run, float(total), q,
-                                f'{seed}, "UBR Service": "Buffer requirement = \u03a3Window_i"', digits=4))
+                windows = sorted({c["source"]["tcp"]["window_bytes"] for c in tcps})
+                label = (
+                    f"max switch queue vs the sum of the windows, {len(tcps)} x {windows[0]:,} B (cells)"
+                    if len(windows) == 1
+                    else "max switch queue vs the sum of the windows (cells)"
+                )
+                # the published column is the slide's rule (queue = sum of windows) applied to this
+                # scenario's windows, not a number the slide prints
+                rows.append(Row(label, run, float(total), q,
+                                f'{seed}, "UBR Service": "Buffer requirement = \u03a3Window_i" applied to the scenario\'s windows', digits=4))
     return rows
 
 
