@@ -469,3 +469,32 @@ fn vsvd_splits_the_loop_and_keeps_max_min_rates() {
         assert!(!s.connections.contains_key(&format!("s{i}.seg1")));
     }
 }
+
+#[test]
+fn setup_limits_icr_by_tbe_over_frtt_and_derives_crm() {
+    // TM 4.0 at setup: ICR <- min(ICR, TBE / FRTT) in cells, CRM <- ceil(TBE / Nrm)
+    let mk = |abr: Value| {
+        let mut sc = n_sources(1, 10.0, erica(0.005), 0.01, vec![]);
+        sc["connections"][0]["abr"] = abr;
+        build_from_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let sim = mk(json!({"icr_mbps": 100.0, "tbe": 64, "frtt_us": 10000.0, "nrm": 32}));
+    let s = sim.abr_source(sim.flow_index("s1").unwrap()).unwrap();
+    let tbe_over_frtt = 64.0 * 424.0 / 0.01 / 1e6; // 2.7136 Mb/s
+    assert!((s.p.icr - tbe_over_frtt).abs() < 1e-9, "{}", s.p.icr);
+    assert_eq!(s.p.crm, 2);
+    assert_eq!(s.acr, s.p.icr, "rule 2: ACR starts at ICR");
+    // a large TBE leaves ICR alone; CRM rounds up
+    let sim = mk(json!({"icr_mbps": 100.0, "tbe": 4000, "frtt_us": 10000.0, "nrm": 64}));
+    let s = sim.abr_source(sim.flow_index("s1").unwrap()).unwrap();
+    assert_eq!((s.p.icr, s.p.crm), (100.0, 63)); // TBE/FRTT = 169.6 Mb/s; ceil(4000 / 64) = 63
+                                                 // FRTT measured at setup when not given: the round trip's propagation, so a longer trunk
+                                                 // gives a smaller ICR for the same TBE
+    let frtt_icr = |km: f64| {
+        let mut sc = n_sources(1, km, erica(0.005), 0.01, vec![]);
+        sc["connections"][0]["abr"] = json!({"icr_mbps": 100.0, "tbe": 64});
+        let sim = build_from_json(&sc.to_string()).unwrap();
+        sim.abr_source(sim.flow_index("s1").unwrap()).unwrap().p.icr
+    };
+    assert!(frtt_icr(1000.0) < frtt_icr(100.0));
+}
