@@ -57,6 +57,12 @@ CASES = [
     ("abr-table-missing", lambda d: d["connections"][0].pop("abr"), "connections[0].abr", ["required"]),
     ("erica+-key-on-erica", switch_abr(scheme="erica", t0_us=100.0), "nodes[1].abr.t0_us", ["erica"]),
     ("efci-without-thresholds", switch_abr(scheme="efci"), "nodes[1].abr.high_cells", ["required"]),
+    ("bidirectional-tcp-over-abr",
+     lambda d: d["connections"][0].update(bidirectional=True, source={"kind": "tcp"}),
+     "connections[0].bidirectional", ["ACKs"]),
+    ("bidirectional-through-vsvd",
+     lambda d: (d["nodes"][1]["abr"].update(vsvd=True), d["connections"][0].update(bidirectional=True)),
+     "connections[0].bidirectional", ["VS/VD"]),
 ]
 
 

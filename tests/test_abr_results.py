@@ -58,3 +58,19 @@ def test_plot_command_on_abr_example(tmp_path: Path, capsys) -> None:
     assert main(["plot", str(out)]) == 0
     printed = capsys.readouterr().out
     assert str(out / "acr.png") in printed and str(out / "abr_ports.png") in printed
+
+
+def test_bidirectional_abr_example() -> None:
+    # scenarios/examples/abr-two-way.toml: the forward loop settles at ERICA's target, the far end
+    # turns every forward RM cell around in rate (or overwrites it while waiting), the near end
+    # those of the reverse direction; conservation holds both ways
+    r = atmsim.run(REPO / "scenarios" / "examples" / "abr-two-way.toml")
+    x, rev = r.summary["connections"]["x"], r.summary["connections"]["x.reverse"]
+    assert x["acr_final_mbps"] == pytest.approx(0.9 * 155.52, rel=0.01)
+    for c in (x, rev):
+        assert c["brm_turned_around"] > 0 and c["brm_overwritten"] >= 0
+        assert c["cells_sent"] == c["cells_delivered"] + c["cells_dropped"] + c["cells_in_flight"]
+    # the reverse direction's RM share is its own FRMs plus the forward loop's BRMs: well above 1/32
+    assert rev["rm_overhead"] > 1 / 32 + 0.1
+    one_way = atmsim.run(REPO / "scenarios" / "examples" / "abr-n-sources.toml").summary["connections"]
+    assert all("brm_turned_around" not in c for c in one_way.values())

@@ -8,9 +8,10 @@
 //!
 //! Choices where the sources leave room (see docs/abr.md):
 //! - A source is idle (sends no FRM) while it has no data; the first cell after start is an FRM.
-//! - The destination turns each FRM around at once into its host's output port (one-way
-//!   connections, DES rule 4 "as the reverse path allows"); a turned-around cell therefore never
-//!   waits for an in-rate opportunity and DES rule 3 (overwriting) never applies.
+//! - A one-way connection's destination turns each FRM around at once into its host's output
+//!   port (DES rule 4 "as the reverse path allows"). On a bidirectional connection each end's
+//!   source is also the other direction's destination: the turned-around cell waits for an
+//!   in-rate opportunity (SES rule 3b), newer contents overwrite it (DES rule 3).
 //! - ERICA's averaging interval ends after `interval_cells` ABR input cells or `interval_s`,
 //!   whichever first; higher-priority (CBR/VBR) usage is measured over the same interval.
 //! - Before its first interval ends an ERICA port assumes z = 1 and FairShare = target capacity.
@@ -176,6 +177,19 @@ pub struct AbrSource {
     active_from: Option<SimTime>,
     /// Forward RM cells sent.
     pub frm_sent: u64,
+    /// A bidirectional connection: this end is also the destination of the other direction's
+    /// control loop and turns its forward RM cells around in rate (SES rule 3b, DES rules 1-4).
+    pub turnaround: bool,
+    /// DES rule 1: the EFCI state of the last data cell received from the other direction.
+    efci: bool,
+    /// The turned-around RM cell waiting for an in-rate opportunity (DES rule 3: one at most; a
+    /// newer forward RM cell overwrites it).
+    pending_brm: Option<RmFields>,
+    /// An in-rate backward RM cell was sent since the last forward RM cell (rule 3b).
+    brm_since_frm: bool,
+    /// Backward RM cells sent in rate, and turned-around contents overwritten before they left.
+    pub brm_sent: u64,
+    pub brm_overwritten: u64,
 }
 
 impl AbrSource {
@@ -198,6 +212,12 @@ impl AbrSource {
             acr_t: 0,
             active_from: None,
             frm_sent: 0,
+            turnaround: false,
+            efci: false,
+            pending_brm: None,
+            brm_since_frm: false,
+            brm_sent: 0,
+            brm_overwritten: 0,
         }
     }
 
@@ -272,9 +292,10 @@ impl AbrSource {
         if self.backlog != INFINITE {
             self.max_backlog = self.max_backlog.max(self.backlog);
         }
-        if self.backlog > 0 && self.tx_next.is_none() {
-            // wake up: the next opportunity is one cell time at ACR after the last cell
-            if self.active_from.is_none() {
+        if (self.backlog > 0 || self.pending_brm.is_some()) && self.tx_next.is_none() {
+            // wake up: the next opportunity is one cell time at ACR after the last cell (a
+            // source counts as active, for its mean ACR, from its first data)
+            if self.active_from.is_none() && self.backlog > 0 {
                 self.active_from = Some(now);
                 self.acr_t = now;
             }
@@ -302,11 +323,33 @@ impl AbrSource {
         }
     }
 
+    /// Send the waiting turned-around RM cell in rate (rule 3b); it counts among the in-rate
+    /// cells between forward RM cells.
+    fn send_brm(&mut self, ctx: &mut Ctx) {
+        let rm = self.pending_brm.take().expect("a turned-around cell waits");
+        ctx.send_cell(Cell {
+            hdr: H_RM,
+            rm,
+            ..Default::default()
+        });
+        self.brm_sent += 1;
+        self.brm_since_frm = true;
+        self.count += 1;
+    }
+
     /// One transmission opportunity (SES rules 3-7, 10).
     fn opportunity(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         if self.backlog == 0 {
-            self.tx_next = None; // idle until data arrives
+            if self.pending_brm.is_some() {
+                // rule 3b with no data waiting: the turned-around cell goes (an end with no
+                // data of its own sends no forward RM cells, as elsewhere in this model)
+                self.send_brm(ctx);
+                self.last_tx = Some(now);
+                self.tx_next = Some(now + interval_ps(self.acr.max(TCR_MBPS)));
+            } else {
+                self.tx_next = None; // idle until data arrives
+            }
             return;
         }
         let p = &self.p;
@@ -337,6 +380,10 @@ impl AbrSource {
                 self.count = 0;
                 self.last_frm = now;
                 self.first = false;
+                self.brm_since_frm = false;
+            } else if self.pending_brm.is_some() && !self.brm_since_frm {
+                // rule 3b: no in-rate BRM since the last FRM (with data waiting)
+                self.send_brm(ctx);
             } else {
                 // rules 3c, 4, 11: a data cell, CLP = 0, EFCI = 0
                 if let Feed::Relay(q) = &mut self.feed {
@@ -415,7 +462,23 @@ impl Application for AbrSource {
             if cell.rm.bits & RM_DIR != 0 {
                 self.on_brm(ctx.now, &cell.rm);
                 self.request_timer(ctx);
+            } else if self.turnaround {
+                // DES rules 2-3: turn the other direction's FRM around; it waits for an
+                // in-rate opportunity, and newer contents overwrite a cell still waiting
+                let mut rm = cell.rm;
+                rm.bits = (rm.bits | RM_DIR) & !RM_BN;
+                if self.efci {
+                    rm.bits |= RM_CI;
+                    self.efci = false;
+                }
+                if self.pending_brm.replace(rm).is_some() {
+                    self.brm_overwritten += 1;
+                }
+                self.wake(ctx.now);
+                self.request_timer(ctx);
             }
+        } else if self.turnaround {
+            self.efci = cell.hdr & H_EFCI != 0; // DES rule 1
         } else if let Feed::Relay(q) = &mut self.feed {
             // a virtual source: a data cell from the upstream segment joins the per-VC queue
             q.push_back(*cell);

@@ -357,6 +357,12 @@ pub struct ConnectionSummary {
     /// ABR sources: most data cells waiting in the source (finite feeds only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_queue_max_cells: Option<u64>,
+    /// Bidirectional ABR: the other direction's RM cells this end turned around and sent in
+    /// rate, and those whose contents a newer one overwrote while waiting (DES rule 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brm_turned_around: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brm_overwritten: Option<u64>,
     /// TCP connections: the transport's view.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSummary>,

@@ -1385,7 +1385,30 @@ fn validate_connection(
                 ));
             }
             if c.bidirectional {
-                return Err(ScenarioError::new(format!("{p}.bidirectional"), "ABR connections carry backward RM cells on their reverse direction; data in both directions is not supported yet"));
+                // both directions under ABR control, each end also the other's destination
+                if c.source.kind == SourceKind::Tcp
+                    || c.reverse_source
+                        .as_ref()
+                        .is_some_and(|r| r.kind == SourceKind::Tcp)
+                {
+                    return Err(ScenarioError::new(
+                        format!("{p}.bidirectional"),
+                        "TCP over ABR uses the reverse direction for its ACKs; a bidirectional ABR connection carries persistent, cbr, onoff, mpeg2 or none sources",
+                    ));
+                }
+                let vsvd = c.route[1..c.route.len() - 1].iter().any(|n| {
+                    sc.nodes
+                        .iter()
+                        .find(|x| &x.name == n)
+                        .and_then(|x| x.abr.as_ref())
+                        .is_some_and(|a| a.vsvd == Some(true))
+                });
+                if vsvd {
+                    return Err(ScenarioError::new(
+                        format!("{p}.bidirectional"),
+                        "a bidirectional ABR connection through a VS/VD switch is not supported",
+                    ));
+                }
             }
             for k in 1..c.route.len() - 1 {
                 let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();

@@ -588,6 +588,11 @@ fn abr_feed(s: &SourceSpec) -> Feed {
             tcp: *t,
             queue: Default::default(),
         })),
+        // no traffic (kind "none"): a feed that never starts
+        AnySource::Idle => Feed::Persistent {
+            start: SimTime::MAX,
+            stop: SimTime::MAX,
+        },
         _ => Feed::Persistent { start, stop },
     }
 }
@@ -746,6 +751,58 @@ impl Builder<'_> {
                 }
                 return;
             };
+            if c.bidirectional {
+                // ABR both ways (validated: no VS/VD on the route): each end runs the source of
+                // its direction and is the destination of the other's, turning that
+                // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
+                // Both flows carry backward RM cells of the other loop.
+                let back: Vec<String> = c.route.iter().rev().cloned().collect();
+                let fwd = flows.len();
+                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, true));
+                let rev = flows.len();
+                let rs = c.reverse_source.clone().unwrap_or_else(|| SourceSpec {
+                    kind: SourceKind::None,
+                    ..c.source.clone()
+                });
+                let rframe = rs.frame_bytes.map(|f| f as u32);
+                flows.push(new_flow(
+                    format!("{}.reverse", c.name),
+                    &back,
+                    c.category,
+                    rframe,
+                    true,
+                ));
+                flows[fwd].pair = rev as u32;
+                flows[rev].pair = fwd as u32;
+                let one_way: u64 = flows[fwd]
+                    .ports
+                    .iter()
+                    .map(|&p| ports[p as usize].delay_ps)
+                    .sum();
+                let end = |route: &[String], s: &SourceSpec| {
+                    let mut a = AbrSource::new(
+                        abr_params(abr, first_rate(route), 2 * one_way),
+                        abr_feed(s),
+                    );
+                    a.turnaround = true;
+                    AnySource::Abr(Box::new(a))
+                };
+                let a_end = endpoints.len();
+                endpoints.push(endpoint(
+                    fwd,
+                    end(&c.route, &c.source),
+                    format!("connections.{}.source", c.name),
+                ));
+                let b_end = endpoints.len();
+                endpoints.push(endpoint(
+                    rev,
+                    end(&back, &rs),
+                    format!("connections.{}.reverse_source", c.name),
+                ));
+                flows[fwd].rx_endpoint = b_end as u32;
+                flows[rev].rx_endpoint = a_end as u32;
+                return;
+            }
             // ABR: one control loop per segment, split at VS/VD switches; each segment has its
             // forward flow (source -> destination) and its backward flow (BRMs)
             let n = c.route.len();
@@ -2340,6 +2397,8 @@ impl Simulation {
                         }
                     }),
                     source_queue_max_cells: abr.map(|a| a.max_backlog),
+                    brm_turned_around: abr.filter(|a| a.turnaround).map(|a| a.brm_sent),
+                    brm_overwritten: abr.filter(|a| a.turnaround).map(|a| a.brm_overwritten),
                 },
             );
         }

@@ -498,3 +498,108 @@ fn setup_limits_icr_by_tbe_over_frtt_and_derives_crm() {
     };
     assert!(frtt_icr(1000.0) < frtt_icr(100.0));
 }
+
+/// h -> A -> B -> d and back: one bidirectional ABR connection, ERICA on every switch port.
+fn two_way(reverse: Value, duration: f64) -> Value {
+    let er = erica(0.005);
+    json!({"description": "bidirectional ABR", "run": {"duration_s": duration, "warmup_s": duration * 0.6},
+        "nodes": [{"name": "h", "kind": "host"}, {"name": "A", "kind": "switch", "abr": er},
+                  {"name": "B", "kind": "switch", "abr": er}, {"name": "d", "kind": "host"}],
+        "links": [{"a": "h", "b": "A", "rate_mbps": C, "length_km": 0.1}, {"a": "A", "b": "B", "rate_mbps": C, "length_km": 1000.0},
+                  {"a": "B", "b": "d", "rate_mbps": C, "length_km": 0.1}],
+        "connections": [{"name": "x", "route": ["h", "A", "B", "d"], "category": "abr", "bidirectional": true,
+                         "abr": {"icr_mbps": 10.0}, "source": {"kind": "persistent"}, "reverse_source": reverse}]})
+}
+
+#[test]
+fn bidirectional_abr_runs_both_loops_with_in_rate_turnaround() {
+    // both directions persistent: each settles at ERICA's target of its own direction's links
+    // (one VC per direction, U x C), and each end turns the other's FRMs around in rate, so a
+    // direction's RM share is its own FRMs (1/Nrm) plus the other's BRMs: one BRM per FRM of the
+    // other direction (DES rule 2), fewer when a newer FRM overwrote a waiting one (rule 3)
+    let mut sim =
+        build_from_json(&two_way(json!({"kind": "persistent"}), 1.0).to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    for name in ["x", "x.reverse"] {
+        let c = &s.connections[name];
+        let acr = c.acr_final_mbps.unwrap();
+        assert!((acr - 0.9 * C).abs() < 0.02 * 0.9 * C, "{name}: ACR {acr}");
+        assert_eq!(c.cells_dropped, 0);
+    }
+    let (fx, fr) = (
+        sim.flow_index("x").unwrap(),
+        sim.flow_index("x.reverse").unwrap(),
+    );
+    let (ax, ar) = (sim.abr_source(fx).unwrap(), sim.abr_source(fr).unwrap());
+    // every FRM one end sent came back from the other end (less those still on their way, and
+    // those whose contents a newer FRM overwrote before an opportunity came)
+    assert!(ar.brm_sent + ar.brm_overwritten <= ax.frm_sent);
+    // (FRMs on their way at the end: about 10,000 a second over a 10 ms round trip)
+    assert!(ax.frm_sent - (ar.brm_sent + ar.brm_overwritten) < 200);
+    assert!(ax.brm_sent + ax.brm_overwritten <= ar.frm_sent);
+    // rule 3b with data waiting: at most one BRM per FRM interval, so a source sending at ACR
+    // into a persistent backlog never overwrites (it has Nrm - 1 slots per FRM of the other side)
+    assert_eq!((ax.brm_overwritten, ar.brm_overwritten), (0, 0));
+    // RM share of each direction's cells: own FRMs 1/32, plus the other side's BRMs (same ACR)
+    let rm = s.connections["x"].rm_overhead.unwrap();
+    assert!((rm - 2.0 / 32.0).abs() < 0.003, "RM share {rm}");
+}
+
+#[test]
+fn a_silent_end_still_turns_rm_cells_around() {
+    // the reverse direction sends no data: its end turns the forward FRMs around in rate (rule
+    // 3b with no data waiting) and the forward loop converges as in the one-way case
+    let mut sim = build_from_json(&two_way(json!({"kind": "none"}), 0.6).to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let acr = s.connections["x"].acr_final_mbps.unwrap();
+    assert!((acr - 0.9 * C).abs() < 0.02 * 0.9 * C, "ACR {acr}");
+    let r = &s.connections["x.reverse"];
+    assert!(r.cells_sent > 0 && r.throughput_mbps == 0.0, "{r:?}");
+    let ar = sim
+        .abr_source(sim.flow_index("x.reverse").unwrap())
+        .unwrap();
+    assert!(ar.brm_sent > 100 && ar.frm_sent == 0);
+}
+
+#[test]
+fn overwriting_turned_around_cells_when_the_reverse_rate_is_low() {
+    // DES rule 3: a silent reverse end never gets feedback of its own, so its ACR stays at ICR
+    // = 1 Mb/s: 2358 opportunities a second against the forward source's FRMs, one per 32 cells
+    // at about 135 Mb/s (about 10,000 a second). The waiting turned-around cell is overwritten
+    // by newer contents, never more than one waits, the reverse end sends no faster than its ACR,
+    // and the forward loop still converges on the newest feedback
+    let mut sc = two_way(json!({"kind": "none"}), 0.6);
+    sc["connections"][0]["abr"] = json!({"icr_mbps": 1.0});
+    let mut sim = build_from_json(&sc.to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let acr = s.connections["x"].acr_final_mbps.unwrap();
+    assert!((acr - 0.9 * C).abs() < 0.02 * 0.9 * C, "ACR {acr}");
+    let (fx, fr) = (
+        sim.flow_index("x").unwrap(),
+        sim.flow_index("x.reverse").unwrap(),
+    );
+    let (ax, ar) = (sim.abr_source(fx).unwrap(), sim.abr_source(fr).unwrap());
+    assert_eq!(ar.acr, 1.0);
+    let slots = 0.6 * 1e6 / 424.0; // opportunities at 1 Mb/s over the run
+    assert!(
+        ar.brm_sent as f64 <= slots + 1.0,
+        "{} BRMs in {slots} slots",
+        ar.brm_sent
+    );
+    assert!(
+        ar.brm_sent as f64 > 0.95 * slots,
+        "{} of {slots} slots used",
+        ar.brm_sent
+    );
+    assert!(
+        ar.brm_overwritten > 3 * ar.brm_sent,
+        "{} overwritten",
+        ar.brm_overwritten
+    );
+    // every FRM was turned around or overwritten, but those on their way at the end
+    let in_flight = ax.frm_sent - (ar.brm_sent + ar.brm_overwritten);
+    assert!(in_flight < 200, "{in_flight}");
+}
