@@ -702,6 +702,79 @@ mod tests {
     }
 
     #[test]
+    fn successive_timeouts_back_off_exponentially_to_the_maximum() {
+        // RTO 1 s (initial, 100 ms ticks): each timeout without an ACK doubles the next one
+        // (BSD's rexmt shift), 1, 2, 4, 8, ... s, until rto_max (64 s here) caps it
+        let mut p = params();
+        p.rto_initial = secs_to_ps(1.0);
+        p.rto_max = secs_to_ps(64.0);
+        let (mut s, mut out) = started(p);
+        let mut at = s.next_timer().unwrap();
+        assert_eq!(at, secs_to_ps(1.0));
+        let mut gaps = vec![];
+        for _ in 0..9 {
+            s.on_timer(at, &mut out);
+            let next = s.next_timer().unwrap();
+            gaps.push((next - at) as f64 / 1e12);
+            at = next;
+        }
+        assert_eq!(
+            gaps,
+            vec![2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 64.0, 64.0, 64.0]
+        );
+        assert_eq!(s.stats.timeouts, 9);
+        // Karn: an ACK of the retransmitted segment gives no RTT sample, so the backed-off RTO
+        // stays (BSD keeps t_rxtcur until tcp_xmit_timer runs)
+        let una = s.snd_una as u32;
+        at += 1;
+        s.on_ack(at, una + 512, &mut out);
+        assert_eq!(s.srtt_s(), None);
+        let next = s.next_timer().unwrap();
+        assert!(next - at >= secs_to_ps(64.0) - s.p.tick, "{next} {at}");
+        // the next new segment is timed; its ACK is a valid sample and ends the backoff
+        let (seq, _) = s.timing.expect("a new segment is timed");
+        at += secs_to_ps(0.25);
+        s.on_ack(at, seq as u32 + 512, &mut out);
+        assert!(s.srtt_s().is_some());
+        let next = s.next_timer().unwrap();
+        assert!(next - at <= s.rto() + s.p.tick, "{next} {at}");
+        assert!(s.rto() < secs_to_ps(2.0));
+    }
+
+    #[test]
+    fn bsd_slow_timer_granularity_of_500_ms() {
+        // with 500 ms ticks every timer is a whole number of ticks: an RTT sample within one
+        // tick gives RTO = srtt + 4 rttvar = 1 + 2 = 3 ticks = 1.5 s, and a timer set 0.2 s
+        // into a tick fires on the tick boundary 3 ticks on
+        let mut p = params();
+        p.tick = secs_to_ps(0.5);
+        p.rto_min = secs_to_ps(0.5);
+        let (mut s, mut out) = started(p);
+        s.on_ack(secs_to_ps(0.2), 512, &mut out);
+        assert_eq!(s.rto(), secs_to_ps(1.5));
+        assert_eq!(s.next_timer(), Some(secs_to_ps(1.5)));
+    }
+
+    #[test]
+    fn karn_takes_no_sample_from_a_retransmitted_segment() {
+        // a segment is timed, times out and is retransmitted; its late ACK must not be taken as
+        // an RTT sample (it could belong to either transmission): srtt stays unset
+        let mut p = params();
+        p.rto_initial = secs_to_ps(1.0);
+        let (mut s, mut out) = started(p);
+        assert!(s.timing.is_some());
+        let at = s.next_timer().unwrap();
+        s.on_timer(at, &mut out);
+        s.on_ack(at + secs_to_ps(0.35), 512, &mut out);
+        assert_eq!(s.srtt_s(), None);
+        // the next new segment is timed again and gives the first sample
+        assert!(s.timing.is_some());
+        let seq = s.snd_una as u32;
+        s.on_ack(at + secs_to_ps(0.45), seq + 512, &mut out);
+        assert!(s.srtt_s().is_some());
+    }
+
+    #[test]
     fn jacobson_karels_on_tick_samples() {
         let (mut s, mut out) = started(params());
         // first sample: 1 tick (the ACK comes within the same tick) -> srtt 1, rttvar 0.5,
