@@ -294,3 +294,15 @@ def test_cac_blocking_scenario_orders_the_policies(tmp_path: Path) -> None:
         assert c["offered"] > 500 and c["blocked_no_slot"] == 0
         blocking[policy] = c["blocking_probability"]
     assert blocking["peak"] > blocking["effective_bandwidth"] > blocking["sustainable"]
+
+
+def test_cac_not_the_slot_pool_blocks_under_heavy_load() -> None:
+    """At 40 calls/s (offered 40 Erlang against 7 circuits) several SETUPs are often under way
+    while every admissible call is active: the default slot pool (what CAC can admit + 16) must
+    leave the refusals to CAC, so the measured blocking is the CAC's."""
+    f = CONTRACTS / "cac-blocking.toml"
+    r = atmsim.run(f, overrides={"nodes[1].cac": {"policy": "peak"}, "calls[0].arrival_rate_per_s": 40.0}, duration=60.0)
+    c = r.summary["calls"]["video"]
+    assert c["offered"] > 1500 and c["blocked"] > 0.7 * c["offered"]
+    assert c["blocked_no_slot"] == 0
+    assert c["max_active"] == 7

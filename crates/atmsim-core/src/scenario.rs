@@ -70,8 +70,9 @@ pub struct CallSpec {
     /// No arrivals from this time on, seconds.
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// Calls of this class active at once (flow slots prepared; default: what the tightest CAC
-    /// port could admit, plus one).
+    /// Calls of this class active or in set-up at once (flow slots prepared; default: what the
+    /// tightest CAC port could admit, plus 16 for calls whose SETUP is still on its way). A call
+    /// arriving when every slot is taken counts as blocked (`blocked_no_slot`).
     #[serde(default)]
     pub max_active: Option<i64>,
 }

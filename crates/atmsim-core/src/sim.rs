@@ -917,7 +917,8 @@ impl Builder<'_> {
                 })
                 .min()
                 .unwrap_or(0);
-            fit.clamp(0, 99_999) + 1
+            // calls in set-up hold a slot too: a margin so that CAC, not the slot pool, blocks
+            fit.clamp(0, 99_999) + 16
         });
         let mut slots = Vec::with_capacity(k);
         for s in 0..k {
