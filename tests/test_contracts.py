@@ -155,6 +155,8 @@ BAD = [
      lambda d: (d["connections"].append({**d["connections"][0], "name": "other"}),
                 d["connections"][0].__setitem__("propose_contract", {"bundle": "other"})),
      "connections[0].propose_contract.bundle", ["name of its own"]),
+    ("qos-clr-flow-unknown", lambda d: d["connections"][0].__setitem__("qos", {"clr": 0.1, "clr_flow": "clp1"}),
+     "connections[0].qos.clr_flow", ["clp0", "clp0+1"]),
 ]
 
 
@@ -242,6 +244,22 @@ def test_policing_scenario(tmp_path: Path, capsys) -> None:
     assert v["clr_clp0"] < 0.1
     # the conforming CBR connection: nothing tagged, discarded or lost
     assert c["upc_cells"] > 0 and c["upc_tagged"] == 0 and c["upc_discarded"] == 0 and c["clr"] == 0
+
+
+def test_clr_objective_on_the_flow_of_the_conformance_definition(tmp_path: Path, capsys) -> None:
+    """The policed VBR source (SCR bucket on CLP=0 with tagging: VBR.3) loses most of its tagged
+    cells at the congested port: its CLR objective is judged on CLP=0 by default (TM 4.0 section
+    4.5), and on every cell when asked."""
+    s = _run("policing", tmp_path, capsys, "--set", "connections.vbr.qos={clr = 0.1}")
+    v = s["connections"]["vbr"]
+    assert v["clr_clp0"] < 0.1 < v["clr"]
+    assert v["qos_clr_flow"] == "clp0" and v["qos_met"]["clr"] is True
+    s = _run("policing", tmp_path, capsys, "--set", 'connections.vbr.qos={clr = 0.1, clr_flow = "clp0+1"}')
+    v = s["connections"]["vbr"]
+    assert v["qos_clr_flow"] == "clp0+1" and v["qos_met"]["clr"] is False and v["qos_met"]["all"] is False
+    # without UPC there is no CLP=0 conformance definition to go by: CLP=0+1
+    s = _run("qos-under-load", tmp_path, capsys)
+    assert all(c.get("qos_clr_flow") == "clp0+1" for c in s["connections"].values() if "qos_met" in c)
 
 
 def test_qos_under_load_scenario(tmp_path: Path, capsys) -> None:

@@ -345,6 +345,9 @@ pub struct ConnectionSummary {
     /// Requested QoS (`qos` table) against the measurement: which objectives were met.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos_met: Option<BTreeMap<&'static str, bool>>,
+    /// The cell flow `qos_met.clr` was judged on: "clp0" or "clp0+1" (with a CLR objective).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_clr_flow: Option<&'static str>,
     /// ABR sources: ACR at the end, Mb/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acr_final_mbps: Option<f64>,

@@ -527,6 +527,17 @@ pub struct ContractSpec {
     pub mbs_cells: Option<i64>,
 }
 
+/// The cell flow a CLR objective is judged on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ClrFlowSpec {
+    /// Cells that entered with CLP = 0 and were not tagged.
+    #[serde(rename = "clp0")]
+    Clp0,
+    /// Every cell.
+    #[serde(rename = "clp0+1")]
+    Clp0Plus1,
+}
+
 /// What UPC does with non-conforming cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -576,6 +587,12 @@ pub struct QosSpec {
     /// Cell loss ratio, in [0, 1].
     #[serde(default)]
     pub clr: Option<f64>,
+    /// The cell flow the CLR objective applies to: "clp0" or "clp0+1" (ATM Forum TM 4.0
+    /// section 4.5: CLP=0+1 for the CBR.1 and VBR.1 conformance definitions, CLP=0 for VBR.2 and
+    /// VBR.3, whose SCR bucket polices CLP=0 cells only). Default: "clp0" for a connection with
+    /// an SCR policed by UPC on CLP=0 (`upc.scr_clp0_only`, the default), "clp0+1" otherwise.
+    #[serde(default)]
+    pub clr_flow: Option<ClrFlowSpec>,
     /// Cells per block for SECBR (default 128).
     #[serde(default)]
     pub secb_block_cells: Option<i64>,

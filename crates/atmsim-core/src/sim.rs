@@ -21,9 +21,9 @@ use crate::policing::{
     UpcAction, UpcOutcome,
 };
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CacPolicySpec, CallSpec, Category, CcrSource, ConnectionSpec,
-    ContractSpec, DiscardSpec, EricaVariant, GcraFormSpec, HoldingSpec, NodeKind, Scenario,
-    SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
+    AbrSchemeSpec, AbrSpec, CacPolicySpec, CallSpec, Category, CcrSource, ClrFlowSpec,
+    ConnectionSpec, ContractSpec, DiscardSpec, EricaVariant, GcraFormSpec, HoldingSpec, NodeKind,
+    Scenario, SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
 };
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::*;
@@ -401,6 +401,16 @@ pub struct Group {
     pub used: u32,
 }
 
+/// A connection's requested QoS (seed 001 section 4.2): max CTD and peak-to-peak CDV in ps, CLR,
+/// and whether the CLR objective is on the CLP=0 flow (else CLP=0+1).
+#[derive(Clone, Copy)]
+struct QosObjectives {
+    max_ctd: Option<u64>,
+    cdv: Option<u64>,
+    clr: Option<f64>,
+    clr_clp0: bool,
+}
+
 /// One direction of a connection.
 pub struct Flow {
     pub name: String,
@@ -428,8 +438,8 @@ pub struct Flow {
     vs_next: u32,
     /// Usage parameter control at the first switch.
     upc: Option<Box<Upc>>,
-    /// Requested QoS: max CTD (ps), peak-to-peak CDV (ps), CLR.
-    qos: Option<(Option<u64>, Option<u64>, Option<f64>)>,
+    /// Requested QoS.
+    qos: Option<QosObjectives>,
     /// Receiver-side sequence tracking for SECBR, and the block counter.
     rx_next: Option<u32>,
     blocks: BlockCounter,
@@ -1171,7 +1181,21 @@ impl Simulation {
                 f.monitor = Some(k as u32);
             }
             if let Some(q) = &c.qos {
-                f.qos = Some((q.max_ctd_us.map(us_to_ps), q.cdv_us.map(us_to_ps), q.clr));
+                let vbr_clp0 = c.contract.as_ref().is_some_and(|k| k.scr_mbps.is_some())
+                    && c.upc
+                        .as_ref()
+                        .is_some_and(|u| u.scr_clp0_only.unwrap_or(true));
+                let clp0 = match q.clr_flow {
+                    Some(ClrFlowSpec::Clp0) => true,
+                    Some(ClrFlowSpec::Clp0Plus1) => false,
+                    None => vbr_clp0,
+                };
+                f.qos = Some(QosObjectives {
+                    max_ctd: q.max_ctd_us.map(us_to_ps),
+                    cdv: q.cdv_us.map(us_to_ps),
+                    clr: q.clr,
+                    clr_clp0: clp0,
+                });
                 f.blocks = BlockCounter::new(
                     q.secb_block_cells.unwrap_or(128) as u32,
                     q.secb_max_bad.unwrap_or(4) as u32,
@@ -2368,10 +2392,16 @@ impl Simulation {
                     proposed_contract: f
                         .monitor
                         .and_then(|m| self.monitors[m as usize].propose(self.now)),
-                    qos_met: f.qos.map(|(ctd, cdv, clr)| {
+                    qos_met: f.qos.map(|q| {
+                        let (ctd, cdv, clr, clp0) = (q.max_ctd, q.cdv, q.clr, q.clr_clp0);
                         let mut m = BTreeMap::new();
-                        let clr_now = if lost_or_got > 0 {
-                            s.dropped as f64 / lost_or_got as f64
+                        let (lost, all) = if clp0 {
+                            (s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0)
+                        } else {
+                            (s.dropped, lost_or_got)
+                        };
+                        let clr_now = if all > 0 {
+                            lost as f64 / all as f64
                         } else {
                             0.0
                         };
@@ -2388,6 +2418,9 @@ impl Simulation {
                         m.insert("all", all);
                         m
                     }),
+                    qos_clr_flow: f
+                        .qos
+                        .and_then(|q| q.clr.map(|_| if q.clr_clp0 { "clp0" } else { "clp0+1" })),
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
                     rm_overhead: abr.map(|_| {
