@@ -705,6 +705,16 @@ impl Builder<'_> {
     /// The flows (one per direction, per ABR segment) and endpoints of one connection.
     fn connection(&self, c: &ConnectionSpec, flows: &mut Vec<Flow>, endpoints: &mut Vec<Endpoint>) {
         let (sc, ports, link_mbps, node_id) = (self.sc, self.ports, self.link_mbps, self.node_id);
+        // an ABR control loop's two flows, paired; their indices and the forward one-way delay
+        let abr_pair = |flows: &mut Vec<Flow>, f: Flow, r: Flow| {
+            let (fwd, rev) = (flows.len(), flows.len() + 1);
+            let one_way: u64 = f.ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+            flows.push(f);
+            flows.push(r);
+            flows[fwd].pair = rev as u32;
+            flows[rev].pair = fwd as u32;
+            (fwd, rev, one_way)
+        };
         let new_flow = |name, route: &[String], category, frame, backward| {
             self.flow(name, route, category, frame, backward)
         };
@@ -767,28 +777,22 @@ impl Builder<'_> {
                 // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
                 // Both flows carry backward RM cells of the other loop.
                 let back: Vec<String> = c.route.iter().rev().cloned().collect();
-                let fwd = flows.len();
-                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, true));
-                let rev = flows.len();
                 let rs = c.reverse_source.clone().unwrap_or_else(|| SourceSpec {
                     kind: SourceKind::None,
                     ..c.source.clone()
                 });
                 let rframe = rs.frame_bytes.map(|f| f as u32);
-                flows.push(new_flow(
-                    format!("{}.reverse", c.name),
-                    &back,
-                    c.category,
-                    rframe,
-                    true,
-                ));
-                flows[fwd].pair = rev as u32;
-                flows[rev].pair = fwd as u32;
-                let one_way: u64 = flows[fwd]
-                    .ports
-                    .iter()
-                    .map(|&p| ports[p as usize].delay_ps)
-                    .sum();
+                let (fwd, rev, one_way) = abr_pair(
+                    flows,
+                    new_flow(c.name.clone(), &c.route, c.category, frame, true),
+                    new_flow(
+                        format!("{}.reverse", c.name),
+                        &back,
+                        c.category,
+                        rframe,
+                        true,
+                    ),
+                );
                 let end = |route: &[String], s: &SourceSpec| {
                     let mut a = AbrSource::new(
                         abr_params(abr, first_rate(route), 2 * one_way),
@@ -832,24 +836,12 @@ impl Builder<'_> {
                 } else {
                     format!("{}.seg{i}", c.name)
                 };
-                let fwd = flows.len();
-                flows.push(new_flow(name.clone(), seg, c.category, frame, false));
                 let back: Vec<String> = seg.iter().rev().cloned().collect();
-                let rev = flows.len();
-                flows.push(new_flow(
-                    format!("{name}.reverse"),
-                    &back,
-                    c.category,
-                    None,
-                    true,
-                ));
-                flows[fwd].pair = rev as u32;
-                flows[rev].pair = fwd as u32;
-                let one_way: u64 = flows[fwd]
-                    .ports
-                    .iter()
-                    .map(|&p| ports[p as usize].delay_ps)
-                    .sum();
+                let (fwd, rev, one_way) = abr_pair(
+                    flows,
+                    new_flow(name.clone(), seg, c.category, frame, false),
+                    new_flow(format!("{name}.reverse"), &back, c.category, None, true),
+                );
                 let params = abr_params(abr, first_rate(seg), 2 * one_way);
                 let feed = if i == 0 {
                     abr_feed(&c.source)
@@ -2295,7 +2287,16 @@ impl Simulation {
             let s = &f.stats;
             let us = |ps: u64| ps as f64 / 1e6;
             let got = s.delivered > 0;
-            let lost_or_got = s.delivered + s.dropped;
+            // CLR over every cell and over the CLP=0 flow (cells still in flight are neither)
+            let ratio = |lost: u64, all: u64| {
+                if all > 0 {
+                    lost as f64 / all as f64
+                } else {
+                    0.0
+                }
+            };
+            let clr = ratio(s.dropped, s.delivered + s.dropped);
+            let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
             // UPC counts after warm-up
             let upc = f.upc.as_ref().map(|u| {
                 let (now, m) = (u.counts(), f.upc_mark.unwrap_or_default());
@@ -2358,11 +2359,7 @@ impl Simulation {
                         .ctd_hist
                         .quantile(0.999)
                         .map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
-                    clr: if lost_or_got > 0 {
-                        s.dropped as f64 / lost_or_got as f64
-                    } else {
-                        0.0
-                    },
+                    clr,
                     drops: drops_map(&s.drops),
                     drops_by_port: f
                         .ports
@@ -2380,11 +2377,7 @@ impl Simulation {
                     },
                     cells_misinserted: s.misinserted,
                     cmr_per_s: s.misinserted as f64 / window_s,
-                    clr_clp0: if s.delivered_clp0 + s.dropped_clp0 > 0 {
-                        s.dropped_clp0 as f64 / (s.delivered_clp0 + s.dropped_clp0) as f64
-                    } else {
-                        0.0
-                    },
+                    clr_clp0,
                     secbr: f.blocks.secbr(),
                     upc_cells: upc.map(|u| u.cells),
                     upc_tagged: upc.map(|u| u.tagged),
@@ -2393,26 +2386,15 @@ impl Simulation {
                         .monitor
                         .and_then(|m| self.monitors[m as usize].propose(self.now)),
                     qos_met: f.qos.map(|q| {
-                        let (ctd, cdv, clr, clp0) = (q.max_ctd, q.cdv, q.clr, q.clr_clp0);
                         let mut m = BTreeMap::new();
-                        let (lost, all) = if clp0 {
-                            (s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0)
-                        } else {
-                            (s.dropped, lost_or_got)
-                        };
-                        let clr_now = if all > 0 {
-                            lost as f64 / all as f64
-                        } else {
-                            0.0
-                        };
-                        if let Some(v) = ctd {
+                        if let Some(v) = q.max_ctd {
                             m.insert("max_ctd", got && s.ctd_max <= v);
                         }
-                        if let Some(v) = cdv {
+                        if let Some(v) = q.cdv {
                             m.insert("cdv", got && s.ctd_max - s.ctd_min <= v);
                         }
-                        if let Some(v) = clr {
-                            m.insert("clr", clr_now <= v);
+                        if let Some(v) = q.clr {
+                            m.insert("clr", if q.clr_clp0 { clr_clp0 } else { clr } <= v);
                         }
                         let all = m.values().all(|&b| b);
                         m.insert("all", all);
