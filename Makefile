@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-venv
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: venv deps build run test pytest cargo-test bench clean
+.PHONY: venv deps build run test pytest cargo-test bench regress regress-record clean
 
 venv: $(VENV_STAMP)
 
@@ -37,6 +37,15 @@ pytest: build
 	$(VPY) -m pytest -q tests
 
 test: build cargo-test pytest
+
+# Regression comparison: every scenario under scenarios/ (seeds 1 and 2, durations capped) against
+# tests/regress/baseline.json; run before every commit that moves code (tools/regress.py).
+regress: build
+	$(VPY) tools/regress.py check
+
+# Re-records the baseline: only in a commit that changes results on purpose (name them in its message).
+regress-record: build
+	$(VPY) tools/regress.py record
 
 bench: build
 	cargo run --release -p atmsim-core --bin atmsim-bench
