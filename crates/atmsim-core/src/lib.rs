@@ -37,9 +37,11 @@
 //! (drops are counters with a reason).
 
 pub mod abr;
+pub mod build;
 pub mod engine;
 pub mod fgn;
 pub mod metrics;
+pub mod net;
 pub mod policing;
 pub mod scenario;
 pub mod sim;

@@ -1,0 +1,345 @@
+//! Building one connection: its flows (one per direction, per ABR segment) and endpoints.
+
+use crate::abr::{AbrDest, AbrSource, Feed};
+use crate::build::*;
+use crate::metrics::*;
+use crate::net::*;
+use crate::policing::BlockCounter;
+use crate::scenario::{
+    CallSpec, Category, ConnectionSpec, HoldingSpec, Scenario, SourceKind, SourceSpec,
+};
+use crate::sim::*;
+use crate::tcp::TcpReceiver;
+use crate::time::*;
+use crate::traffic::{stream, AnySource};
+use crate::wire::{aal5_cells, Reassembler};
+use std::collections::{BTreeMap, VecDeque};
+
+/// What building a connection needs to look up: the scenario and the ports built so far.
+pub(crate) struct Builder<'a> {
+    pub(crate) sc: &'a Scenario,
+    pub(crate) ports: &'a [Port],
+    pub(crate) link_mbps: &'a BTreeMap<(u32, u32), f64>,
+    pub(crate) node_id: &'a BTreeMap<String, u32>,
+    pub(crate) port_id: &'a BTreeMap<(u32, u32), u32>,
+}
+
+impl Builder<'_> {
+    /// A flow along `route` (node names).
+    pub(crate) fn flow(
+        &self,
+        name: String,
+        route: &[String],
+        category: Category,
+        frame: Option<u32>,
+        backward: bool,
+    ) -> Flow {
+        let ids: Vec<u32> = route.iter().map(|n| self.node_id[n]).collect();
+        let fports: Vec<u32> = ids
+            .windows(2)
+            .map(|w| self.port_id[&(w[0], w[1])])
+            .collect();
+        Flow {
+            name,
+            category,
+            route: route.to_vec(),
+            frame_cells: frame.map(aal5_cells).unwrap_or(0),
+            framed: frame.is_some(),
+            frame_len: frame.unwrap_or(0) as u16,
+            tx_seq: 0,
+            tx_in_frame: 0,
+            reasm: Reassembler::default(),
+            rx_endpoint: NONE,
+            pair: NONE,
+            backward,
+            vs_endpoint: NONE,
+            vs_next: NONE,
+            upc: None,
+            qos: None,
+            rx_next: None,
+            blocks: BlockCounter::new(128, 4),
+            upc_mark: None,
+            shaper: None,
+            monitor: None,
+            base_ps: 0,
+            stats: FlowStats::new(fports.len()),
+            ports: fports,
+        }
+    }
+
+    /// An endpoint on `flow` with its own random stream named `key`.
+    pub(crate) fn endpoint(&self, flow: usize, app: AnySource, key: String) -> Endpoint {
+        Endpoint {
+            flow: flow as u32,
+            app,
+            rng: stream(self.sc.run.seed, &key),
+            timer_at: None,
+            acr_mark: 0.0,
+            tcp_mark: None,
+        }
+    }
+
+    /// The flows (one per direction, per ABR segment) and endpoints of one connection.
+    pub(crate) fn connection(
+        &self,
+        c: &ConnectionSpec,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let (sc, ports, link_mbps, node_id) = (self.sc, self.ports, self.link_mbps, self.node_id);
+        // an ABR control loop's two flows, paired; their indices and the forward one-way delay
+        let abr_pair = |flows: &mut Vec<Flow>, f: Flow, r: Flow| {
+            let (fwd, rev) = (flows.len(), flows.len() + 1);
+            let one_way: u64 = f.ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+            flows.push(f);
+            flows.push(r);
+            flows[fwd].pair = rev as u32;
+            flows[rev].pair = fwd as u32;
+            (fwd, rev, one_way)
+        };
+        let new_flow = |name, route: &[String], category, frame, backward| {
+            self.flow(name, route, category, frame, backward)
+        };
+        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
+        {
+            let frame = c.source.frame_bytes.map(|f| f as u32);
+            let first_rate =
+                |route: &[String]| link_mbps[&(node_id[&route[0]], node_id[&route[1]])];
+            let Some(abr) = &c.abr else {
+                // a plain connection: the source, and optionally traffic on the reverse direction
+                let fwd = flows.len();
+                flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
+                let src = endpoints.len();
+                endpoints.push(endpoint(
+                    fwd,
+                    source_app(&c.source, first_rate(&c.route)),
+                    format!("connections.{}.source", c.name),
+                ));
+                // TCP: segments one way, ACKs the other, both as AAL5 frames
+                let tcp = c.source.kind == SourceKind::Tcp;
+                if tcp || c.bidirectional {
+                    let route: Vec<String> = c.route.iter().rev().cloned().collect();
+                    let rev = flows.len();
+                    let rframe = c
+                        .reverse_source
+                        .as_ref()
+                        .and_then(|s| s.frame_bytes)
+                        .map(|f| f as u32);
+                    flows.push(new_flow(
+                        format!("{}.reverse", c.name),
+                        &route,
+                        c.category,
+                        rframe,
+                        false,
+                    ));
+                    flows[fwd].pair = rev as u32;
+                    flows[rev].pair = fwd as u32;
+                    let rx = if tcp {
+                        flows[fwd].framed = true;
+                        flows[rev].framed = true;
+                        let r = TcpReceiver::new(tcp_params(&c.source));
+                        Some((AnySource::TcpSink(Box::new(r)), "tcp_receiver"))
+                    } else {
+                        c.reverse_source
+                            .as_ref()
+                            .map(|rs| (source_app(rs, first_rate(&route)), "reverse_source"))
+                    };
+                    if let Some((app, key)) = rx {
+                        // each direction's cells reach the application sending the other way
+                        flows[fwd].rx_endpoint = endpoints.len() as u32;
+                        flows[rev].rx_endpoint = src as u32;
+                        endpoints.push(endpoint(rev, app, format!("connections.{}.{key}", c.name)));
+                    }
+                }
+                return;
+            };
+            if c.bidirectional {
+                // ABR both ways (validated: no VS/VD on the route): each end runs the source of
+                // its direction and is the destination of the other's, turning that
+                // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
+                // Both flows carry backward RM cells of the other loop.
+                let back: Vec<String> = c.route.iter().rev().cloned().collect();
+                let rs = c.reverse_source.clone().unwrap_or_else(|| SourceSpec {
+                    kind: SourceKind::None,
+                    ..c.source.clone()
+                });
+                let rframe = rs.frame_bytes.map(|f| f as u32);
+                let (fwd, rev, one_way) = abr_pair(
+                    flows,
+                    new_flow(c.name.clone(), &c.route, c.category, frame, true),
+                    new_flow(
+                        format!("{}.reverse", c.name),
+                        &back,
+                        c.category,
+                        rframe,
+                        true,
+                    ),
+                );
+                let end = |route: &[String], s: &SourceSpec| {
+                    let mut a = AbrSource::new(
+                        abr_params(abr, first_rate(route), 2 * one_way),
+                        abr_feed(s),
+                    );
+                    a.turnaround = true;
+                    AnySource::Abr(Box::new(a))
+                };
+                let a_end = endpoints.len();
+                endpoints.push(endpoint(
+                    fwd,
+                    end(&c.route, &c.source),
+                    format!("connections.{}.source", c.name),
+                ));
+                let b_end = endpoints.len();
+                endpoints.push(endpoint(
+                    rev,
+                    end(&back, &rs),
+                    format!("connections.{}.reverse_source", c.name),
+                ));
+                flows[fwd].rx_endpoint = b_end as u32;
+                flows[rev].rx_endpoint = a_end as u32;
+                return;
+            }
+            // ABR: one control loop per segment, split at VS/VD switches; each segment has its
+            // forward flow (source -> destination) and its backward flow (BRMs)
+            let n = c.route.len();
+            let mut bounds = vec![0];
+            bounds.extend((1..n - 1).filter(|&k| {
+                sc.nodes[node_id[&c.route[k]] as usize]
+                    .abr
+                    .as_ref()
+                    .is_some_and(|a| a.vsvd == Some(true))
+            }));
+            bounds.push(n - 1);
+            let mut prev: Option<usize> = None;
+            for (i, w) in bounds.windows(2).enumerate() {
+                let seg = &c.route[w[0]..=w[1]];
+                let name = if i == 0 {
+                    c.name.clone()
+                } else {
+                    format!("{}.seg{i}", c.name)
+                };
+                let back: Vec<String> = seg.iter().rev().cloned().collect();
+                let (fwd, rev, one_way) = abr_pair(
+                    flows,
+                    new_flow(name.clone(), seg, c.category, frame, false),
+                    new_flow(format!("{name}.reverse"), &back, c.category, None, true),
+                );
+                let params = abr_params(abr, first_rate(seg), 2 * one_way);
+                let feed = if i == 0 {
+                    abr_feed(&c.source)
+                } else {
+                    Feed::Relay(VecDeque::new())
+                };
+                let key = if i == 0 {
+                    format!("connections.{}", c.name)
+                } else {
+                    format!("connections.{}.seg{i}", c.name)
+                };
+                let src = endpoints.len();
+                endpoints.push(endpoint(
+                    fwd,
+                    AnySource::Abr(Box::new(AbrSource::new(params, feed))),
+                    format!("{key}.source"),
+                ));
+                let dst = endpoints.len();
+                let mut des = AbrDest::default();
+                if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
+                    des.tcp = Some(Box::new(TcpReceiver::new(tcp_params(&c.source))));
+                    flows[fwd].framed = true;
+                    flows[rev].framed = true;
+                }
+                endpoints.push(endpoint(
+                    rev,
+                    AnySource::AbrDest(des),
+                    format!("{key}.abr_destination"),
+                ));
+                flows[fwd].rx_endpoint = dst as u32;
+                flows[rev].rx_endpoint = src as u32;
+                if let Some(p) = prev {
+                    flows[p].vs_endpoint = src as u32;
+                    flows[p].vs_next = fwd as u32;
+                }
+                prev = Some(fwd);
+            }
+        }
+    }
+
+    /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
+    pub(crate) fn calls(
+        &self,
+        i: usize,
+        spec: &CallSpec,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) -> CallClass {
+        let (sc, ports, link_mbps, node_id, port_id) = (
+            self.sc,
+            self.ports,
+            self.link_mbps,
+            self.node_id,
+            self.port_id,
+        );
+        let c = &spec.connection;
+        let contract = contract_of(
+            c.contract
+                .as_ref()
+                .expect("validated: calls have contracts"),
+        );
+        let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
+        let cac_ports: Vec<u32> = ids
+            .windows(2)
+            .map(|w| port_id[&(w[0], w[1])])
+            .filter(|&p| ports[p as usize].cac.is_some())
+            .collect();
+        let k = spec.max_active.map(|m| m as usize).unwrap_or_else(|| {
+            let fit = cac_ports
+                .iter()
+                .map(|&p| {
+                    let cac = ports[p as usize].cac.as_ref().expect("filtered");
+                    let bw = cac.policy().bandwidth(&contract).max(1e-9);
+                    (cac.capacity_bps() as f64 / 1e6 / bw).floor() as usize
+                })
+                .min()
+                .unwrap_or(0);
+            // calls in set-up hold a slot too: a margin so that CAC, not the slot pool, blocks
+            fit.clamp(0, 99_999) + 16
+        });
+        let mut slots = Vec::with_capacity(k);
+        for s in 0..k {
+            let mut slot = c.clone();
+            slot.name = format!("{}#{s}", c.name);
+            slot.source = SourceSpec {
+                kind: SourceKind::None,
+                ..c.source.clone()
+            };
+            let (f, e) = (flows.len() as u32, endpoints.len() as u32);
+            self.connection(&slot, flows, endpoints);
+            slots.push((f, e, Vec::new()));
+        }
+        CallClass {
+            name: c.name.clone(),
+            contract,
+            source: c.source.clone(),
+            first_link_mbps: link_mbps[&(ids[0], ids[1])],
+            rate_per_s: spec.arrival_rate_per_s,
+            holding_mean_s: spec.holding_s,
+            exponential: spec.holding != Some(HoldingSpec::Fixed),
+            stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
+            ports: cac_ports,
+            free: (0..k as u32).rev().collect(),
+            calls: vec![(0, 0.0); k],
+            setup_sum_ps: 0,
+            connected: 0,
+            slots,
+            rng: stream(sc.run.seed, &format!("calls[{i}].{}", c.name)),
+            offered: 0,
+            batch_offered: [0; CALL_BATCHES],
+            batch_blocked: [0; CALL_BATCHES],
+            admitted: 0,
+            blocked: 0,
+            no_slot: 0,
+            active: 0,
+            max_active: 0,
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! Scenario -> Simulation: every conversion from the scenario model to the network model.
+
+mod connection;
+
+pub(crate) use connection::Builder;
+
+use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
+use crate::engine::{Event, EventQueue};
+use crate::metrics::*;
+use crate::net::*;
+use crate::policing::{
+    BlockCounter, CacPolicy, Contract, GcraForm, PortCac, ScrStream, Upc, UpcAction,
+};
+use crate::scenario::{
+    AbrSchemeSpec, AbrSpec, CacPolicySpec, Category, CcrSource, ClrFlowSpec, ConnectionSpec,
+    ContractSpec, DiscardSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind,
+    SourceKind, SourceSpec, UpcActionSpec,
+};
+use crate::sim::*;
+use crate::tcp::TcpSender;
+use crate::time::*;
+use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff};
+use crate::video::Multiplex;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The policing-level contract of a contract spec.
+pub(crate) fn contract_of(k: &ContractSpec) -> Contract {
+    match (k.scr_mbps, k.mbs_cells) {
+        (Some(scr), Some(mbs)) => Contract::vbr(k.pcr_mbps, us_to_ps(k.cdvt_us), scr, mbs as u32),
+        _ => Contract::cbr(k.pcr_mbps, us_to_ps(k.cdvt_us)),
+    }
+}
+
+pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
+    let start = secs_to_ps(s.start_s);
+    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    match s.kind {
+        SourceKind::None => AnySource::Idle,
+        SourceKind::Tcp => AnySource::Tcp(Box::new(TcpSender::new(tcp_params(s)))),
+        SourceKind::Mpeg2 => AnySource::Video(Box::new(
+            Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize)
+                .expect("validated video parameters"),
+        )),
+        SourceKind::Cbr => AnySource::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
+        SourceKind::Persistent => AnySource::Cbr(Cbr::new(
+            s.peak_mbps.unwrap_or(first_link_mbps),
+            start,
+            stop,
+        )),
+        SourceKind::Onoff => AnySource::OnOff(OnOff::new(
+            s.peak_mbps.unwrap_or(0.0),
+            s.duty_cycle.unwrap_or(1.0),
+            s.period_s.unwrap_or(1.0),
+            s.exponential.unwrap_or(false),
+            start,
+            stop,
+        )),
+    }
+}
+
+pub(crate) fn tcp_params(s: &SourceSpec) -> crate::tcp::TcpParams {
+    s.tcp.clone().unwrap_or_default().params(s.start_s)
+}
+
+pub(crate) fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
+    let (k, u) = (c.contract.as_ref()?, c.upc.as_ref()?);
+    let contract = contract_of(k);
+    let action = |a: Option<UpcActionSpec>, d| match a.unwrap_or(d) {
+        UpcActionSpec::Discard => UpcAction::Discard,
+        UpcActionSpec::Tag => UpcAction::Tag,
+    };
+    let form = match u.form {
+        Some(GcraFormSpec::LeakyBucket) => GcraForm::LeakyBucket,
+        _ => GcraForm::VirtualScheduling,
+    };
+    let stream = if u.scr_clp0_only.unwrap_or(true) {
+        ScrStream::Clp0
+    } else {
+        ScrStream::Clp0Plus1
+    };
+    Some(Box::new(Upc::from_contract(
+        &contract,
+        form,
+        action(u.pcr_action, UpcActionSpec::Discard),
+        action(u.scr_action, UpcActionSpec::Tag),
+        stream,
+    )))
+}
+
+pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
+    let pcr = a.pcr_mbps.unwrap_or(first_link_mbps);
+    let nrm = a.nrm.unwrap_or(32) as u32;
+    let tbe = a.tbe.unwrap_or(16_777_215) as f64;
+    let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
+    let mut icr = a.icr_mbps.unwrap_or(pcr);
+    if frtt_s > 0.0 {
+        icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
+    }
+    let mcr = a.mcr_mbps.unwrap_or(0.0);
+    AbrParams {
+        pcr,
+        mcr,
+        icr: icr.max(mcr),
+        rif: a.rif.unwrap_or(1.0 / 16.0),
+        rdf: a.rdf.unwrap_or(1.0 / 16.0),
+        nrm,
+        mrm: a.mrm.unwrap_or(2) as u32,
+        trm: secs_to_ps(a.trm_ms.unwrap_or(100.0) / 1e3),
+        cdf: a.cdf.unwrap_or(1.0 / 16.0),
+        crm: (tbe / nrm as f64).ceil() as u32,
+        adtf: secs_to_ps(a.adtf_s.unwrap_or(0.5)),
+    }
+}
+
+pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
+    let start = secs_to_ps(s.start_s);
+    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    match source_app(s, 0.0) {
+        AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
+        AnySource::OnOff(o) => Feed::OnOff(o),
+        AnySource::Video(v) => Feed::Video(v),
+        AnySource::Tcp(t) => Feed::Tcp(Box::new(TcpFeed {
+            tcp: *t,
+            queue: Default::default(),
+        })),
+        // no traffic (kind "none"): a feed that never starts
+        AnySource::Idle => Feed::Persistent {
+            start: SimTime::MAX,
+            stop: SimTime::MAX,
+        },
+        _ => Feed::Persistent { start, stop },
+    }
+}
+
+pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
+    let Some(a) = spec else {
+        return PortScheme::None;
+    };
+    let th = || Thresholds {
+        high: a.high_cells.unwrap_or(0) as u32,
+        low: a.low_cells.unwrap_or(0) as u32,
+        congested: false,
+    };
+    match a.scheme {
+        SchemeKind::None => PortScheme::None,
+        SchemeKind::Efci => PortScheme::Efci(th()),
+        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
+        SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
+            plus: a.scheme == SchemeKind::EricaPlus,
+            target_utilization: a.target_utilization.unwrap_or(0.9),
+            interval: secs_to_ps(a.interval_s.unwrap_or(0.005)),
+            interval_cells: a.interval_cells.map(|v| v as u32).unwrap_or(u32::MAX),
+            basic: a.variant == Some(EricaVariant::Basic),
+            measured_ccr: a.ccr == Some(CcrSource::Measured),
+            delta: a.delta.unwrap_or(0.1),
+            one_feedback: a.one_feedback_per_interval.unwrap_or(true),
+            t0_s: a.t0_us.unwrap_or(500.0) * 1e-6,
+            a: a.a.unwrap_or(1.15),
+            b: a.b.unwrap_or(1.05),
+            qdlf: a.qdlf.unwrap_or(0.5),
+            ..Default::default()
+        })),
+    }
+}
+
+impl Simulation {
+    /// Build from a validated scenario (see [`crate::scenario::parse`]).
+    ///
+    /// Fails only when a permanent connection does not fit a CAC port's capacity.
+    pub fn build(sc: &Scenario) -> Result<Simulation, crate::scenario::ScenarioError> {
+        let end = secs_to_ps(sc.run.duration_s);
+        let warmup = secs_to_ps(sc.run.warmup_s);
+        let sample_ps = secs_to_ps(
+            sc.run
+                .sample_interval_s
+                .unwrap_or(sc.run.duration_s / 1000.0),
+        )
+        .max(1);
+        let mut node_id = BTreeMap::new();
+        let nodes: Vec<Node> = sc
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                node_id.insert(n.name.clone(), i as u32);
+                Node {
+                    name: n.name.clone(),
+                    kind: n.kind,
+                    fabric_ps: us_to_ps(n.fabric_delay_us),
+                    setup_ps: us_to_ps(n.call_processing_us),
+                }
+            })
+            .collect();
+        let mut ports = Vec::new();
+        let mut port_id: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut link_mbps: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        for l in &sc.links {
+            let (a, b) = (node_id[&l.a], node_id[&l.b]);
+            let prop = match (l.length_km, l.delay_us) {
+                (Some(km), _) => us_to_ps(km * 5.0),
+                (_, Some(us)) => us_to_ps(us),
+                _ => 0,
+            };
+            for (from, to) in [(a, b), (b, a)] {
+                let spec = &sc.nodes[from as usize];
+                let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
+                let limit = ps
+                    .and_then(|p| p.buffer_cells)
+                    .or(spec.buffer_cells)
+                    .map(|v| v as u32)
+                    .unwrap_or(NONE);
+                let cb = ps
+                    .and_then(|p| p.class_buffer_cells.clone())
+                    .or(spec.class_buffer_cells.clone())
+                    .unwrap_or_default();
+                let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr]
+                    .map(|v| v.map(|v| v as u32).unwrap_or(NONE));
+                let order = match &spec.priority {
+                    Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
+                    None => [0, 1, 2, 3, 4],
+                };
+                let rate_bps = mbps_to_bps(l.rate_mbps);
+                let delay_ps = prop + nodes[to as usize].fabric_ps;
+                let in_flight_max = (delay_ps / cell_time_ps(rate_bps).max(1)) as usize + 2;
+                port_id.insert((from, to), ports.len() as u32);
+                link_mbps.insert((from, to), l.rate_mbps);
+                ports.push(Port {
+                    name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
+                    node: from,
+                    to,
+                    rate_bps,
+                    pacer: Pacer::new(rate_bps),
+                    busy_until: 0,
+                    tx_pending: false,
+                    queues: Default::default(),
+                    order,
+                    qlen: 0,
+                    class_len: [0; 5],
+                    limit,
+                    class_limit,
+                    clp1_threshold: ps
+                        .and_then(|p| p.clp1_threshold_cells)
+                        .or(spec.clp1_threshold_cells)
+                        .map(|v| v as u32)
+                        .unwrap_or(NONE),
+                    sched: ClassSched::from_spec(spec, order),
+                    cac: spec
+                        .cac
+                        .as_ref()
+                        .filter(|_| spec.kind == NodeKind::Switch)
+                        .map(|c| {
+                            let policy = match c.policy {
+                                CacPolicySpec::Peak => CacPolicy::Peak,
+                                CacPolicySpec::Sustainable => CacPolicy::Sustainable,
+                                CacPolicySpec::EffectiveBandwidth => {
+                                    CacPolicy::EffectiveBandwidth {
+                                        buffer_cells: c.buffer_cells.unwrap_or(1000.0),
+                                        clr: c.clr.unwrap_or(1e-6),
+                                    }
+                                }
+                            };
+                            PortCac::new(l.rate_mbps, policy)
+                        }),
+                    cac_max_bps: 0,
+                    cac_permanent_bps: 0,
+                    frames: match spec.discard {
+                        None | Some(DiscardSpec::Tail) => None,
+                        Some(d) => Some(Box::new(FrameDiscard {
+                            epd_threshold: if matches!(d, DiscardSpec::Epd | DiscardSpec::EpdPpd) {
+                                spec.epd_threshold_cells.unwrap_or(0) as u32
+                            } else {
+                                NONE
+                            },
+                            ppd: matches!(d, DiscardSpec::Ppd | DiscardSpec::EpdPpd),
+                            vcs: Vec::new(),
+                        })),
+                    },
+                    group: NONE,
+                    pipe: VecDeque::with_capacity(in_flight_max),
+                    delay_ps,
+                    arrive_pending: false,
+                    scheme: port_scheme(if spec.kind == NodeKind::Switch {
+                        ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref())
+                    } else {
+                        None
+                    }),
+                    hp_tx: 0,
+                    hp_mark: 0,
+                    impair: l.impairment.as_ref().map(|im| {
+                        Box::new(Impairment {
+                            loss: im.loss_probability,
+                            error: im.error_probability,
+                            misinsertion: im.misinsertion_probability,
+                            extra_ps: us_to_ps(im.extra_delay_us),
+                            variation_ps: im.delay_variation_us * 1e6,
+                            last_at: 0,
+                            crossing: Vec::new(),
+                            scripted: if l.a == spec.name {
+                                im.drop_cells_a_to_b.clone()
+                            } else {
+                                im.drop_cells_b_to_a.clone()
+                            },
+                            counted: 0,
+                            rng: stream(
+                                sc.run.seed,
+                                &format!(
+                                    "links.{}->{}.impairment",
+                                    nodes[from as usize].name, nodes[to as usize].name
+                                ),
+                            ),
+                        })
+                    }),
+                    stats: PortStats::default(),
+                });
+            }
+        }
+        let mut groups = Vec::new();
+        for n in &sc.nodes {
+            let from = node_id[&n.name];
+            for g in &n.shared_buffers {
+                for to in &g.ports {
+                    ports[port_id[&(from, node_id[to])] as usize].group = groups.len() as u32;
+                }
+                groups.push(Group {
+                    limit: g.buffer_cells as u32,
+                    used: 0,
+                });
+            }
+        }
+        let mut flows: Vec<Flow> = Vec::new();
+        let mut endpoints: Vec<Endpoint> = Vec::new();
+        let mut monitors: Vec<Monitor> = Vec::new();
+        let mut ports = ports;
+        let b = Builder {
+            sc,
+            ports: &ports,
+            link_mbps: &link_mbps,
+            node_id: &node_id,
+            port_id: &port_id,
+        };
+        for c in &sc.connections {
+            let first_flow = flows.len();
+            b.connection(c, &mut flows, &mut endpoints);
+            // contract, UPC and requested QoS belong to the connection's first (forward) flow
+            let f = &mut flows[first_flow];
+            f.upc = upc_of(c);
+            if c.source.shape == Some(true) {
+                f.shaper = c
+                    .contract
+                    .as_ref()
+                    .map(|k| Box::new(Shaper::new(&contract_of(k))));
+            }
+            if let Some(m) = &c.propose_contract {
+                let name = m.bundle.clone().unwrap_or_else(|| c.name.clone());
+                let k = match monitors.iter().position(|x: &Monitor| x.name == name) {
+                    Some(k) => k,
+                    None => {
+                        let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
+                        monitors.push(Monitor {
+                            name,
+                            members: vec![],
+                            window_ps,
+                            window_end: warmup + window_ps,
+                            count: 0,
+                            counts: Vec::new(),
+                            times: Vec::new(),
+                            margin: m.scr_margin.unwrap_or(0.1),
+                            tolerance: m.tolerance.unwrap_or(0.0),
+                        });
+                        monitors.len() - 1
+                    }
+                };
+                monitors[k].members.push(c.name.clone());
+                f.monitor = Some(k as u32);
+            }
+            if let Some(q) = &c.qos {
+                let vbr_clp0 = c.contract.as_ref().is_some_and(|k| k.scr_mbps.is_some())
+                    && c.upc
+                        .as_ref()
+                        .is_some_and(|u| u.scr_clp0_only.unwrap_or(true));
+                let clp0 = match q.clr_flow {
+                    Some(ClrFlowSpec::Clp0) => true,
+                    Some(ClrFlowSpec::Clp0Plus1) => false,
+                    None => vbr_clp0,
+                };
+                f.qos = Some(QosObjectives {
+                    max_ctd: q.max_ctd_us.map(us_to_ps),
+                    cdv: q.cdv_us.map(us_to_ps),
+                    clr: q.clr,
+                    clr_clp0: clp0,
+                });
+                f.blocks = BlockCounter::new(
+                    q.secb_block_cells.unwrap_or(128) as u32,
+                    q.secb_max_bad.unwrap_or(4) as u32,
+                );
+            }
+        }
+        let mut calls = Vec::new();
+        for (i, spec) in sc.calls.iter().enumerate() {
+            calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
+        }
+        // permanent connections with a contract hold their share of every CAC port on their
+        // route for the whole run. ABR connections are admitted on their MCR whatever their
+        // contract says (TM 4.0 section 5.10: the network commits to MCR only); UBR carries no
+        // commitment and reserves nothing (its contract's PCR is for policing)
+        for (i, c) in sc.connections.iter().enumerate() {
+            let (contract, key) = match (c.category, &c.contract, &c.abr) {
+                (Category::Abr, _, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => {
+                    (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps")
+                }
+                (Category::Abr | Category::Ubr, _, _) => continue,
+                (_, Some(k), _) => (contract_of(k), "contract"),
+                _ => continue,
+            };
+            for w in c.route.windows(2) {
+                let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
+                let port = &mut ports[p];
+                let Some(cac) = port.cac.as_mut() else {
+                    continue;
+                };
+                let (need, free) = (
+                    cac.policy().bandwidth(&contract),
+                    cac.available_bps() as f64 / 1e6,
+                );
+                if cac.admit(&contract).is_none() {
+                    return Err(crate::scenario::ScenarioError::new(
+                        format!("connections[{i}].{key}"),
+                        format!("CAC at port {} cannot admit it: needs {need:.6} Mb/s, {free:.6} Mb/s free", port.name),
+                    ));
+                }
+                port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+                port.cac_permanent_bps = cac.allocated_bps();
+            }
+        }
+        let mut sim = Self::finish_build(
+            end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints,
+        );
+        for (i, c) in calls.iter().enumerate() {
+            let t = secs_to_ps(sc.calls[i].start_s);
+            if t < c.stop.min(sim.end) {
+                sim.queue.push(t, Event::CallArrival(i as u32));
+            }
+        }
+        sim.calls = calls;
+        sim.monitors = monitors;
+        Ok(sim)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn finish_build(
+        end: SimTime,
+        warmup: SimTime,
+        sample_ps: SimDuration,
+        sc: &Scenario,
+        nodes: Vec<Node>,
+        ports: Vec<Port>,
+        groups: Vec<Group>,
+        flows: Vec<Flow>,
+        endpoints: Vec<Endpoint>,
+    ) -> Simulation {
+        let mut sim = Simulation {
+            now: 0,
+            end,
+            warmup,
+            sample_ps,
+            samples_taken: 0,
+            seed: sc.run.seed,
+            queue: EventQueue::new(),
+            nodes,
+            ports,
+            groups,
+            flows,
+            endpoints,
+            calls: Vec::new(),
+            monitors: Vec::new(),
+            events: 0,
+            cell_hops: 0,
+            finished: false,
+            series: Series::default(),
+        };
+        if warmup > 0 {
+            sim.queue.push(warmup, Event::WarmupEnd);
+        }
+        if sample_ps < end {
+            sim.queue.push(sample_ps, Event::Sample);
+        }
+        for flow in sim.flows.iter_mut() {
+            flow.base_ps = flow
+                .ports
+                .iter()
+                .map(|&p| {
+                    CELL_BIT_PS.div_ceil(sim.ports[p as usize].rate_bps)
+                        + sim.ports[p as usize].delay_ps
+                })
+                .sum();
+        }
+        for (f, flow) in sim.flows.iter().enumerate() {
+            for (h, &p) in flow.ports.iter().enumerate() {
+                if let Some(im) = &mut sim.ports[p as usize].impair {
+                    im.crossing.push((f as u32, h as u8));
+                }
+            }
+        }
+        let n_flows = sim.flows.len();
+        for p in sim.ports.iter_mut() {
+            if let Some(fd) = &mut p.frames {
+                fd.vcs = vec![FD_IDLE; n_flows];
+            }
+        }
+        for (i, p) in sim.ports.iter_mut().enumerate() {
+            if let PortScheme::Erica(e) = &mut p.scheme {
+                e.init(p.rate_bps as f64 / 1e6, n_flows);
+                sim.queue.push(e.deadline, Event::AbrInterval(i as u32));
+            }
+        }
+        for e in 0..sim.endpoints.len() {
+            let ep = &mut sim.endpoints[e];
+            let mut ctx = Ctx::new(0, &mut ep.rng);
+            ep.app.start(&mut ctx);
+            let asks = ctx.asks();
+            sim.apply(e as u32, asks);
+        }
+        sim
+    }
+}

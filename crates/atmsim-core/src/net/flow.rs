@@ -1,0 +1,63 @@
+//! A flow: one direction of a VC (or of one ABR segment) along a static route.
+
+use crate::metrics::*;
+use crate::policing::{BlockCounter, Upc};
+use crate::scenario::Category;
+use crate::sim::*;
+use crate::time::*;
+use crate::wire::Reassembler;
+
+/// A connection's requested QoS (seed 001 section 4.2): max CTD and peak-to-peak CDV in ps, CLR,
+/// and whether the CLR objective is on the CLP=0 flow (else CLP=0+1).
+#[derive(Clone, Copy)]
+pub(crate) struct QosObjectives {
+    pub(crate) max_ctd: Option<u64>,
+    pub(crate) cdv: Option<u64>,
+    pub(crate) clr: Option<f64>,
+    pub(crate) clr_clp0: bool,
+}
+
+/// One direction of a connection.
+pub struct Flow {
+    pub name: String,
+    pub category: Category,
+    pub route: Vec<String>,
+    /// Output ports along the route, the sending host's first.
+    pub ports: Vec<u32>,
+    pub(crate) frame_cells: u32,
+    pub(crate) frame_len: u16,
+    /// Cells travel in AAL5 frames (of fixed size `frame_len`, or of any size for transports).
+    pub(crate) framed: bool,
+    pub(crate) tx_seq: u32,
+    pub(crate) tx_in_frame: u32,
+    pub(crate) reasm: Reassembler,
+    /// The endpoint at the receiving host that sees this flow's cells (the application sending
+    /// on the reverse direction, e.g. an ABR destination or a TCP receiver), or NONE.
+    pub(crate) rx_endpoint: u32,
+    /// The opposite direction of the same connection (NONE if one-way).
+    pub(crate) pair: u32,
+    /// True for the direction that carries an ABR connection's backward RM cells.
+    pub(crate) backward: bool,
+    /// ABR segments ending at a VS/VD switch: the virtual source that takes this flow's data
+    /// cells on, and its flow (the next segment); NONE otherwise.
+    pub(crate) vs_endpoint: u32,
+    pub(crate) vs_next: u32,
+    /// Usage parameter control at the first switch.
+    pub(crate) upc: Option<Box<Upc>>,
+    /// Requested QoS.
+    pub(crate) qos: Option<QosObjectives>,
+    /// Receiver-side sequence tracking for SECBR, and the block counter.
+    pub(crate) rx_next: Option<u32>,
+    pub(crate) blocks: BlockCounter,
+    /// Traffic shaping at the source (`source.shape`).
+    pub(crate) shaper: Option<Box<Shaper>>,
+    /// Throughput monitor (index into the simulation's monitors) of the adaptive contract
+    /// scheme (`propose_contract`), shared by the connections of a bundle.
+    pub(crate) monitor: Option<u32>,
+    /// UPC counts at the end of warm-up (the summary reports the difference).
+    pub(crate) upc_mark: Option<crate::policing::UpcCounts>,
+    /// The least possible transfer delay on the route (cell times, propagation, fabric): the
+    /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
+    pub(crate) base_ps: SimDuration,
+    pub stats: FlowStats,
+}

@@ -1,0 +1,94 @@
+//! ABR feedback at switch ports (the port scheme: EFCI, relative rate, ERICA, ERICA+) and the
+//! coupling of a VS/VD switch's two segments.
+
+use crate::abr::PortScheme;
+use crate::engine::Event;
+use crate::scenario::Category;
+use crate::sim::*;
+use crate::time::*;
+use crate::traffic::AnySource;
+use crate::wire::Cell;
+
+impl Simulation {
+    /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
+    /// and reaches the far node after the link's delay.
+    /// An ABR cell enters a port with a feedback scheme (before buffer admission: the offered load).
+    pub(crate) fn abr_input(&mut self, p: u32, cell: &mut Cell) {
+        let port = &mut self.ports[p as usize];
+        let q = port.class_len[Category::Abr as usize];
+        let close = match &mut port.scheme {
+            PortScheme::Erica(e) => e.on_input(cell),
+            PortScheme::Efci(th) => {
+                PortScheme::mark_efci(th, q, cell);
+                false
+            }
+            _ => false,
+        };
+        if close {
+            self.close_interval(p);
+        }
+    }
+
+    /// End the current ERICA averaging interval of port `p` now (steps 1-5) and start the next.
+    pub(crate) fn close_interval(&mut self, p: u32) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let port = &mut self.ports[p as usize];
+        let line = port.rate_bps as f64 / 1e6;
+        let hp = port.hp_tx - port.hp_mark;
+        port.hp_mark = port.hp_tx;
+        let q = port.class_len[Category::Abr as usize];
+        let PortScheme::Erica(e) = &mut port.scheme else {
+            return;
+        };
+        if let Some(r) = e.end_interval(now, line, hp, q, in_window) {
+            let s = &mut self.series;
+            s.abr_time_s.push(ps_to_secs(now));
+            s.abr_port.push(p);
+            s.abr_z.push(r.z);
+            s.abr_fair_mbps.push(r.fair);
+            s.abr_capacity_mbps.push(r.abr_capacity);
+            s.abr_input_mbps.push(r.input);
+            s.abr_target_mbps.push(r.target);
+            s.abr_er_max_mbps.push(r.er_max);
+            s.abr_queue_cells.push(r.abr_queue);
+        }
+        let d = e.deadline;
+        if d < self.end {
+            self.queue.push(d, Event::AbrInterval(p));
+        }
+    }
+
+    pub(crate) fn abr_interval_timer(&mut self, p: u32) {
+        if let PortScheme::Erica(e) = &self.ports[p as usize].scheme {
+            if e.deadline == self.now {
+                self.close_interval(p);
+            }
+        }
+    }
+
+    /// A backward RM cell of `flow` is at the node that owns the forward port `fp` of its VC:
+    /// that port's scheme writes its feedback into the cell.
+    pub(crate) fn abr_feedback(&mut self, fp: u32, fwd_flow: u32, cell: &mut Cell) {
+        let port = &mut self.ports[fp as usize];
+        let q = port.class_len[Category::Abr as usize];
+        match &mut port.scheme {
+            PortScheme::Erica(e) => {
+                let er = e.feedback(fwd_flow);
+                cell.rm.er = cell.rm.er.min(er as f32);
+            }
+            PortScheme::RelativeRate(th) => PortScheme::mark_rr(th, q, &mut cell.rm),
+            _ => {}
+        }
+    }
+
+    /// A virtual destination's turned-around RM cell: its ER is limited by the switch's own
+    /// feedback for the next segment's port and by the virtual source's ACR there.
+    pub(crate) fn couple_vd(&mut self, vs: u32, next: u32, brm: &mut Cell) {
+        let fp = self.flows[next as usize].ports[0];
+        self.abr_feedback(fp, next, brm);
+        if let AnySource::Abr(a) = &self.endpoints[vs as usize].app {
+            brm.rm.er = brm.rm.er.min(a.acr as f32);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Switched calls: Poisson arrivals, hop-by-hop set-up with CAC at each switch, release, and the
+//! blocking statistics.
+
+use crate::build::*;
+use crate::engine::Event;
+use crate::policing::{Contract, Reservation};
+use crate::scenario::SourceSpec;
+use crate::sim::*;
+use crate::time::*;
+use crate::traffic::{AnySource, Application, Ctx, Rng};
+use rand_distr::{Distribution, Exp};
+
+/// A class of switched calls (scenario `calls[]`).
+pub struct CallClass {
+    pub name: String,
+    pub(crate) contract: Contract,
+    pub(crate) source: SourceSpec,
+    pub(crate) first_link_mbps: f64,
+    pub(crate) rate_per_s: f64,
+    pub(crate) holding_mean_s: f64,
+    pub(crate) exponential: bool,
+    pub(crate) stop: SimTime,
+    /// Switch ports on the route that run CAC.
+    pub(crate) ports: Vec<u32>,
+    /// Prepared (flow, endpoint) pairs, their reservations while a call holds them.
+    pub(crate) slots: Vec<(u32, u32, Vec<Reservation>)>,
+    /// Per slot, the call being set up or held: (arrival time, holding time s).
+    pub(crate) calls: Vec<(SimTime, f64)>,
+    /// Sum of the set-up delays (arrival to CONNECT) of the calls connected after warm-up.
+    pub(crate) setup_sum_ps: u128,
+    pub(crate) connected: u64,
+    pub(crate) free: Vec<u32>,
+    pub(crate) rng: Rng,
+    pub(crate) offered: u64,
+    pub(crate) admitted: u64,
+    pub(crate) blocked: u64,
+    pub(crate) no_slot: u64,
+    /// Calls offered and blocked (CAC or no slot) per batch of the measurement window, by
+    /// arrival time, for the batch-means confidence interval.
+    pub(crate) batch_offered: [u64; CALL_BATCHES],
+    pub(crate) batch_blocked: [u64; CALL_BATCHES],
+    pub(crate) active: u32,
+    pub(crate) max_active: u32,
+}
+
+impl Simulation {
+    /// A call arrives: CAC at every port of the route (all or nothing), then a free slot.
+    pub(crate) fn call_arrival(&mut self, c: u32) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let cls = &mut self.calls[c as usize];
+        let gap = Exp::new(cls.rate_per_s)
+            .expect("validated rate")
+            .sample(&mut cls.rng);
+        let next = now + secs_to_ps(gap).max(1);
+        if next < cls.stop.min(self.end) {
+            self.queue.push(next, Event::CallArrival(c));
+        }
+        let hold_s = if cls.exponential {
+            Exp::new(1.0 / cls.holding_mean_s)
+                .expect("validated holding")
+                .sample(&mut cls.rng)
+        } else {
+            cls.holding_mean_s
+        };
+        let batch = call_batch(now, self.warmup, self.end);
+        if in_window {
+            cls.offered += 1;
+            cls.batch_offered[batch] += 1;
+        }
+        let Some(slot) = cls.free.pop() else {
+            if in_window {
+                cls.no_slot += 1;
+                cls.batch_blocked[batch] += 1;
+            }
+            return;
+        };
+        cls.calls[slot as usize] = (now, hold_s);
+        // the SETUP crosses the calling host's link to the first switch
+        let flow = cls.slots[slot as usize].0;
+        let p0 = self.flows[flow as usize].ports[0];
+        let t = now + self.ports[p0 as usize].delay_ps;
+        self.queue.push(t, Event::CallSetup(c, slot, 1));
+    }
+
+    /// Q.2931-style set-up, hop by hop (seed 003's CAC at each switch): the SETUP reaches node
+    /// `hop` of the route; a switch processes it and, if its output port on the route runs CAC,
+    /// admits or refuses the call there. A refusal releases what the call holds upstream (at
+    /// once: the RELEASE message's travel is not modelled) and blocks the call. At the called
+    /// host the call is accepted and a CONNECT goes back along the route.
+    pub(crate) fn call_setup(&mut self, c: u32, slot: u32, hop: u32) {
+        let now = self.now;
+        let cls = &self.calls[c as usize];
+        let flow = cls.slots[slot as usize].0 as usize;
+        let route_len = self.flows[flow].ports.len() as u32 + 1;
+        let arrived = cls.calls[slot as usize].0;
+        let in_window = arrived >= self.warmup;
+        if hop == route_len - 1 {
+            // the called host accepts; the CONNECT takes the way back (same links and switches)
+            let cls = &mut self.calls[c as usize];
+            if in_window {
+                cls.admitted += 1;
+            }
+            let t = now + (now - arrived);
+            self.queue.push(t, Event::CallConnect(c, slot));
+            return;
+        }
+        let p = self.flows[flow].ports[hop as usize];
+        let node = self.ports[p as usize].node;
+        let t = now + self.nodes[node as usize].setup_ps;
+        let contract = self.calls[c as usize].contract;
+        let port = &mut self.ports[p as usize];
+        if let Some(cac) = port.cac.as_mut() {
+            match cac.admit(&contract) {
+                Some(r) => {
+                    port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+                    self.calls[c as usize].slots[slot as usize].2.push(r);
+                }
+                None => {
+                    let batch = call_batch(arrived, self.warmup, self.end);
+                    let cls = &mut self.calls[c as usize];
+                    if in_window {
+                        cls.blocked += 1;
+                        cls.batch_blocked[batch] += 1;
+                    }
+                    self.release_call(c, slot);
+                    return;
+                }
+            }
+        }
+        let delay = self.ports[p as usize].delay_ps;
+        self.queue
+            .push(t + delay, Event::CallSetup(c, slot, hop + 1));
+    }
+
+    /// Free a call's reservations and its slot.
+    pub(crate) fn release_call(&mut self, c: u32, slot: u32) {
+        let cls = &mut self.calls[c as usize];
+        let held = std::mem::take(&mut cls.slots[slot as usize].2);
+        for (r, &p) in held.into_iter().zip(&cls.ports) {
+            self.ports[p as usize]
+                .cac
+                .as_mut()
+                .expect("CAC port")
+                .release(r);
+        }
+        cls.free.push(slot);
+    }
+
+    /// The CONNECT reaches the calling host: the call's source starts and holds for its
+    /// holding time.
+    pub(crate) fn call_connect(&mut self, c: u32, slot: u32) {
+        let now = self.now;
+        let cls = &mut self.calls[c as usize];
+        let (arrived, hold_s) = cls.calls[slot as usize];
+        if arrived >= self.warmup {
+            cls.setup_sum_ps += (now - arrived) as u128;
+            cls.connected += 1;
+        }
+        cls.active += 1;
+        cls.max_active = cls.max_active.max(cls.active);
+        let end = now + secs_to_ps(hold_s).max(1);
+        let e = cls.slots[slot as usize].1;
+        let spec = SourceSpec {
+            start_s: ps_to_secs(now),
+            stop_s: Some(ps_to_secs(end)),
+            ..cls.source.clone()
+        };
+        let app = source_app(&spec, cls.first_link_mbps);
+        let ep = &mut self.endpoints[e as usize];
+        ep.app = app;
+        ep.timer_at = None;
+        let mut ctx = Ctx::new(now, &mut ep.rng);
+        ep.app.start(&mut ctx);
+        let asks = ctx.asks();
+        self.apply(e, asks);
+        if end < self.end {
+            self.queue.push(end, Event::CallEnd(c, slot));
+        }
+    }
+
+    /// A call ends: its reservations are released and its slot is free again.
+    pub(crate) fn call_end(&mut self, c: u32, slot: u32) {
+        let e = self.calls[c as usize].slots[slot as usize].1;
+        self.release_call(c, slot);
+        self.calls[c as usize].active -= 1;
+        let ep = &mut self.endpoints[e as usize];
+        ep.app = AnySource::Idle;
+        ep.timer_at = None;
+    }
+}
+
+/// Batches of the measurement window for the confidence interval of a call class's blocking.
+pub const CALL_BATCHES: usize = 20;
+
+/// The batch (of [`CALL_BATCHES`] equal parts of [warm-up, end)) of a call arriving at `t`.
+pub(crate) fn call_batch(t: SimTime, warmup: SimTime, end: SimTime) -> usize {
+    let span = end.saturating_sub(warmup).max(1) as u128;
+    ((t.saturating_sub(warmup) as u128 * CALL_BATCHES as u128 / span) as usize)
+        .min(CALL_BATCHES - 1)
+}
+
+/// Half-width of the 95% confidence interval of the blocking probability by the method of batch
+/// means (Law and Kelton, Simulation Modeling and Analysis, section 9.5.3): the blocking ratios
+/// of the batches with calls are treated as independent, Student's t with (batches - 1) degrees
+/// of freedom. Successive calls are correlated (a blocked call finds the port full, and so does
+/// the next one), which a binomial interval would ignore. NaN with fewer than two such batches.
+pub fn batch_means_ci95(offered: &[u64], blocked: &[u64]) -> f64 {
+    let ratios: Vec<f64> = offered
+        .iter()
+        .zip(blocked)
+        .filter(|(&o, _)| o > 0)
+        .map(|(&o, &b)| b as f64 / o as f64)
+        .collect();
+    let k = ratios.len();
+    if k < 2 {
+        return f64::NAN;
+    }
+    let mean = ratios.iter().sum::<f64>() / k as f64;
+    let var = ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+    t975(k - 1) * (var / k as f64).sqrt()
+}
+
+/// The 0.975 quantile of Student's t with `df` degrees of freedom (df 1 to 30, then 1.96).
+pub(crate) fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    T.get(df.wrapping_sub(1)).copied().unwrap_or(1.96)
+}

@@ -1,0 +1,111 @@
+//! Cells reaching the last node of their flow: QoS accounting (CTD, CDV, CLR, CER, CMR, SECBR
+//! blocks), AAL5 reassembly, and hand-over to the receiving endpoint.
+
+use crate::net::*;
+use crate::policing::CellOutcome;
+use crate::sim::*;
+use crate::traffic::{Application, Ctx};
+use crate::wire::{Cell, FrameEvent, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
+
+impl Simulation {
+    /// A cell reaches the last node of its flow.
+    pub(crate) fn deliver(&mut self, cell: Cell) {
+        let now = self.now;
+        let in_window = now >= self.warmup;
+        let f = &mut self.flows[cell.flow as usize];
+        if cell.hdr & H_MIS != 0 {
+            // a stranger: counted, not delivered to the application
+            if in_window {
+                f.stats.misinserted += 1;
+                f.blocks.record(CellOutcome::Misinserted);
+            }
+            return;
+        }
+        let errored = cell.hdr & H_ERR != 0;
+        if !cell.is_rm() && cell.created >= self.warmup {
+            // SECBR blocks in sending order: a gap in the sequence numbers is lost cells
+            if let Some(next) = f.rx_next {
+                for _ in 0..cell.seq.wrapping_sub(next).min(1 << 20) {
+                    f.blocks.record(CellOutcome::Lost);
+                }
+            }
+            f.blocks.record(if errored {
+                CellOutcome::Errored
+            } else {
+                CellOutcome::Delivered
+            });
+        }
+        if !cell.is_rm() {
+            f.rx_next = Some(cell.seq.wrapping_add(1));
+        }
+        let st = &mut f.stats;
+        if cell.created >= self.warmup && cell.hdr & H_CLP == 0 {
+            st.delivered_clp0 += 1;
+        }
+        if errored && cell.created >= self.warmup {
+            st.errored += 1;
+        }
+        st.rx_total += 1;
+        if cell.created >= self.warmup {
+            st.delivered += 1;
+            let d = now - cell.created;
+            st.ctd_sum += d as u128;
+            st.ctd_max = st.ctd_max.max(d);
+            st.ctd_min = st.ctd_min.min(d);
+            st.ctd_hist.record(d.saturating_sub(f.base_ps));
+        }
+        let mut frame_done = None;
+        if cell.is_rm() {
+            // RM cells take capacity but carry no user data
+        } else if f.framed {
+            match f
+                .reasm
+                .on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored)
+            {
+                FrameEvent::None => {}
+                FrameEvent::Delivered { len } => {
+                    frame_done = Some((len as u32, cell.tag));
+                    if cell.created >= self.warmup {
+                        f.stats.frames_delivered += 1;
+                    }
+                    if in_window {
+                        f.stats.user_bytes_window += len as u64;
+                    }
+                }
+                FrameEvent::Lost => {}
+            }
+        } else if in_window {
+            f.stats.user_bytes_window += CELL_PAYLOAD as u64;
+        }
+        if in_window && !cell.is_rm() {
+            f.stats.rx_cells_window += 1;
+        }
+        // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
+        // destination; elsewhere everything goes to the application at the far end
+        let (vs, next) = (f.vs_endpoint, f.vs_next);
+        let e = if vs != NONE && !cell.is_rm() {
+            vs
+        } else {
+            f.rx_endpoint
+        };
+        if e != NONE {
+            let ep = &mut self.endpoints[e as usize];
+            let mut ctx = Ctx::new(now, &mut ep.rng);
+            ep.app.on_cell(&mut ctx, &cell);
+            if let Some((sdu, tag)) = frame_done {
+                if e != vs {
+                    ep.app.on_frame(&mut ctx, sdu, tag);
+                }
+            }
+            let mut asks = ctx.asks();
+            if vs != NONE && e != vs {
+                if let Some(b) = &mut asks.cell {
+                    self.couple_vd(vs, next, b);
+                }
+            }
+            if !asks.is_empty() {
+                self.apply(e, asks);
+            }
+        }
+    }
+}

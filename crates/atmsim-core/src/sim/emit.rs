@@ -1,0 +1,112 @@
+//! Cells entering the network: emission by the sending host, AAL5 framing, the source shaper.
+
+use crate::engine::Event;
+use crate::sim::*;
+use crate::wire::{Cell, H_EOF};
+
+impl Simulation {
+    /// Create one cell of `flow` now (AAL5 framing by the flow) and queue it at the host port.
+    pub(crate) fn emit(&mut self, flow: u32) {
+        let f = &mut self.flows[flow as usize];
+        let (mut len, mut eof) = (0, false);
+        if f.frame_cells > 0 {
+            len = f.tx_in_frame as u16; // index within the frame (the EOF cell carries the length)
+            f.tx_in_frame += 1;
+            if f.tx_in_frame == f.frame_cells {
+                f.tx_in_frame = 0;
+                eof = true;
+                len = f.frame_len;
+            }
+        }
+        self.emit_cell(flow, len, eof, 0);
+    }
+
+    /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
+    /// end-of-frame cell, the frame's SDU length; `tag` the transport's header field.
+    pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, tag: u32) {
+        let now = self.now;
+        let warm = now >= self.warmup;
+        let f = &mut self.flows[flow as usize];
+        let mut cell = Cell {
+            created: now,
+            flow,
+            seq: f.tx_seq,
+            len,
+            tag,
+            ..Default::default()
+        };
+        f.tx_seq = f.tx_seq.wrapping_add(1);
+        if eof {
+            cell.hdr |= H_EOF;
+            if warm {
+                f.stats.frames_sent += 1;
+            }
+        }
+        if warm {
+            f.stats.sent += 1;
+            if let Some(m) = f.monitor {
+                self.monitors[m as usize].record(now);
+            }
+        }
+        if let Some(sh) = &mut f.shaper {
+            if !sh.queue.is_empty() || sh.earliest() > now {
+                sh.queue.push_back(cell);
+                sh.max_queue = sh.max_queue.max(sh.queue.len());
+                if !sh.pending {
+                    sh.pending = true;
+                    let t = sh.earliest().max(now);
+                    self.queue.push(t, Event::Shaper(flow));
+                }
+                return;
+            }
+            sh.take(now);
+        }
+        let p = f.ports[0];
+        let cls = f.category as usize;
+        self.enqueue(p, cell, cls);
+    }
+
+    /// The shaper of `flow` releases its head cell (it conforms now) into the host's port.
+    pub(crate) fn shaper_release(&mut self, flow: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        let sh = f.shaper.as_mut().expect("a shaper event has a shaper");
+        sh.pending = false;
+        let Some(cell) = sh.queue.pop_front() else {
+            return;
+        };
+        sh.take(now);
+        if !sh.queue.is_empty() {
+            sh.pending = true;
+            let t = sh.earliest().max(now);
+            self.queue.push(t, Event::Shaper(flow));
+        }
+        let (p, cls) = (f.ports[0], f.category as usize);
+        self.enqueue(p, cell, cls);
+    }
+
+    /// Send a cell the application built (RM cells): it keeps its header and RM fields and does
+    /// not take a data sequence number.
+    /// A data cell sent this way is a relayed cell (a virtual source passing on its upstream
+    /// segment's data): it keeps its creation time, sequence number and AAL5 bits.
+    pub(crate) fn emit_explicit(&mut self, flow: u32, mut cell: Cell) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        cell.flow = flow;
+        cell.hop = 0;
+        if cell.is_rm() {
+            cell.created = now;
+            cell.seq = f.tx_seq; // not consumed: RM cells are not part of AAL5 frames
+        }
+        if cell.created >= self.warmup {
+            f.stats.sent += 1;
+            if cell.is_rm() {
+                f.stats.rm_sent += 1;
+            } else if cell.is_eof() && f.framed {
+                f.stats.frames_sent += 1;
+            }
+        }
+        let (p, cls) = (f.ports[0], f.category as usize);
+        self.enqueue(p, cell, cls);
+    }
+}

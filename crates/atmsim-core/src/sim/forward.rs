@@ -1,0 +1,264 @@
+//! Cells crossing the network: buffer admission at output ports, transmission, the link, arrival
+//! at the next node (UPC at the first switch), and drops with their reason.
+
+use crate::abr::{PortScheme, RM_DIR};
+use crate::engine::Event;
+use crate::metrics::*;
+use crate::net::*;
+use crate::policing::UpcOutcome;
+use crate::scenario::Category;
+use crate::sim::*;
+use crate::time::*;
+use crate::wire::{Cell, H_CLP, H_ERR, H_MIS};
+use rand::RngExt;
+
+impl Simulation {
+    #[inline]
+    pub(crate) fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
+        let now = self.now;
+        if cls == Category::Abr as usize
+            && !matches!(self.ports[p as usize].scheme, PortScheme::None)
+        {
+            self.abr_input(p, &mut cell);
+        }
+        let mut frame_state = None;
+        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].framed {
+            let port = &mut self.ports[p as usize];
+            let fd = port.frames.as_mut().expect("checked");
+            let st = fd.vcs[cell.flow as usize];
+            let eof = cell.is_eof();
+            let (next, refuse) = match st {
+                FD_EPD => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
+                FD_PPD if !eof => (FD_PPD, Some(DropReason::Ppd)),
+                FD_IDLE if port.qlen >= fd.epd_threshold => {
+                    (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd))
+                }
+                _ => (if eof { FD_IDLE } else { FD_IN_FRAME }, None),
+            };
+            fd.vcs[cell.flow as usize] = next;
+            if let Some(r) = refuse {
+                self.drop_cell(p, cell, r);
+                return;
+            }
+            frame_state = Some(fd.ppd && !eof);
+        }
+        let port = &mut self.ports[p as usize];
+        if port.qlen == 0
+            && !port.tx_pending
+            && port.busy_until <= now
+            && port.sched.as_ref().is_none_or(|s| s.allowed(cls, now))
+        {
+            if let Some(s) = &mut port.sched {
+                s.served(cls, now);
+            }
+            self.transmit(p, cell, cls);
+            return;
+        }
+        let reason = if port.qlen >= port.limit {
+            Some(DropReason::PortBufferFull)
+        } else if cell.hdr & H_CLP != 0 && port.qlen >= port.clp1_threshold {
+            Some(DropReason::Clp1Threshold)
+        } else if port.class_len[cls] >= port.class_limit[cls] {
+            Some(DropReason::ClassBufferFull)
+        } else if port.group != NONE
+            && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit
+        {
+            Some(DropReason::SharedBufferFull)
+        } else {
+            None
+        };
+        if let Some(r) = reason {
+            if frame_state == Some(true) {
+                // PPD: the rest of this frame (but its last cell) goes too
+                if let Some(fd) = &mut port.frames {
+                    fd.vcs[cell.flow as usize] = FD_PPD;
+                }
+            }
+            self.drop_cell(p, cell, r);
+            return;
+        }
+        let st = &mut port.stats;
+        st.area += port.qlen as u128 * (now - st.last_change) as u128;
+        st.last_change = now;
+        port.qlen += 1;
+        if port.qlen > st.max_queue {
+            st.max_queue = port.qlen;
+        }
+        port.class_len[cls] += 1;
+        if port.group != NONE {
+            self.groups[port.group as usize].used += 1;
+        }
+        port.queues[cls].push_back(cell);
+        if !port.tx_pending {
+            port.tx_pending = true;
+            let t = port.busy_until;
+            self.queue.push(t, Event::PortTx(p));
+        }
+    }
+
+    pub(crate) fn drop_cell(&mut self, p: u32, cell: Cell, r: DropReason) {
+        self.ports[p as usize].stats.drops[r as usize] += 1;
+        // a misinserted cell is not its current connection's cell: only the port counts it
+        if cell.created >= self.warmup && cell.hdr & H_MIS == 0 {
+            let f = &mut self.flows[cell.flow as usize];
+            f.stats.dropped += 1;
+            if cell.hdr & H_CLP == 0 {
+                f.stats.dropped_clp0 += 1;
+            }
+            f.stats.drops[r as usize] += 1;
+            f.stats.drops_by_hop[cell.hop as usize] += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if cls < Category::Abr as usize {
+            port.hp_tx += 1;
+        }
+        if now > port.busy_until {
+            port.pacer.start(now);
+        }
+        let end = port.pacer.advance();
+        port.busy_until = end;
+        port.stats.tx_cells += 1;
+        port.stats.tx_total += 1;
+        self.cell_hops += 1;
+        let mut at = end + port.delay_ps;
+        if let Some(im) = &mut port.impair {
+            im.counted += 1;
+            let scripted = im.scripted.binary_search(&im.counted).is_ok();
+            let u: f64 = im.rng.random();
+            if u < im.loss || scripted {
+                self.drop_cell(p, cell, DropReason::LinkLoss);
+                return;
+            } else if u < im.loss + im.error {
+                cell.hdr |= H_ERR;
+            } else if u < im.loss + im.error + im.misinsertion {
+                // the corrupted header matches another connection crossing this link
+                let others = im.crossing.iter().filter(|(f, _)| *f != cell.flow).count();
+                if others > 0 {
+                    let k = im.rng.random_range(0..others);
+                    let &(f, h) = im
+                        .crossing
+                        .iter()
+                        .filter(|(f, _)| *f != cell.flow)
+                        .nth(k)
+                        .expect("k < others");
+                    let lost = cell;
+                    cell.flow = f;
+                    cell.hop = h;
+                    cell.hdr |= H_MIS;
+                    self.drop_cell(p, lost, DropReason::Misinserted);
+                }
+            }
+            let port = &mut self.ports[p as usize];
+            let im = port.impair.as_mut().expect("checked");
+            let jitter = if im.variation_ps > 0.0 {
+                (im.rng.random::<f64>() * im.variation_ps) as SimDuration
+            } else {
+                0
+            };
+            at = (at + im.extra_ps + jitter).max(im.last_at);
+            im.last_at = at;
+        }
+        let port = &mut self.ports[p as usize];
+        port.pipe.push_back((at, cell));
+        if !port.arrive_pending {
+            port.arrive_pending = true;
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
+    pub(crate) fn port_tx(&mut self, p: u32) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        port.tx_pending = false;
+        let mut next = None;
+        if let Some(s) = &mut port.sched {
+            let nonempty = [0, 1, 2, 3, 4].map(|c| !port.queues[c].is_empty());
+            match s.pick(nonempty, now) {
+                Ok(c) => {
+                    s.served(c, now);
+                    let cell = port.queues[c].pop_front().expect("non-empty");
+                    port.class_len[c] -= 1;
+                    next = Some((cell, c));
+                }
+                Err(t) => {
+                    if nonempty.iter().any(|&b| b) {
+                        // every waiting category is held back by its maximum rate
+                        port.tx_pending = true;
+                        self.queue.push(t.max(now), Event::PortTx(p));
+                    }
+                    return;
+                }
+            }
+        } else {
+            for &c in &port.order {
+                if let Some(cell) = port.queues[c as usize].pop_front() {
+                    port.class_len[c as usize] -= 1;
+                    next = Some((cell, c as usize));
+                    break;
+                }
+            }
+        }
+        let Some((cell, cls)) = next else { return };
+        let st = &mut port.stats;
+        st.area += port.qlen as u128 * (now - st.last_change) as u128;
+        st.last_change = now;
+        port.qlen -= 1;
+        if port.group != NONE {
+            self.groups[port.group as usize].used -= 1;
+        }
+        self.transmit(p, cell, cls);
+        let port = &mut self.ports[p as usize];
+        if port.qlen > 0 {
+            port.tx_pending = true;
+            let t = port.busy_until;
+            self.queue.push(t, Event::PortTx(p));
+        }
+    }
+
+    pub(crate) fn arrive(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let (_, mut cell) = port.pipe.pop_front().expect("arrival with an empty link");
+        match port.pipe.front() {
+            Some(&(t, _)) => self.queue.push(t, Event::Arrive(p)),
+            None => port.arrive_pending = false,
+        }
+        cell.hop += 1;
+        if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
+            // usage parameter control at the network ingress (the first switch)
+            let now = self.now;
+            let upc = self.flows[cell.flow as usize]
+                .upc
+                .as_mut()
+                .expect("checked");
+            match upc.police(now, cell.hdr & H_CLP != 0) {
+                UpcOutcome::Pass => {}
+                UpcOutcome::Tag => cell.hdr |= H_CLP,
+                UpcOutcome::Discard => {
+                    cell.hop -= 1; // lost at the first switch's ingress, before its output port
+                    let p = self.flows[cell.flow as usize].ports[0];
+                    self.drop_cell(p, cell, DropReason::UpcDiscard);
+                    return;
+                }
+            }
+        }
+        let f = &self.flows[cell.flow as usize];
+        let hops = f.ports.len();
+        if cell.hop as usize == hops {
+            self.deliver(cell);
+        } else {
+            let (np, cls) = (f.ports[cell.hop as usize], f.category as usize);
+            if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
+                // this node's forward port of the VC: forward route index hops - hop
+                let fwd = f.pair;
+                let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
+                self.abr_feedback(fp, fwd, &mut cell);
+            }
+            self.enqueue(np, cell, cls);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The network and its run loop: the arenas of nodes, output ports with their links, flows and
+//! endpoints, and `advance` / `step`. What happens to a cell is spread over one file per topic
+//! (smoltcp's `iface/interface/{mod,ipv4,tcp}.rs` pattern: one `impl Simulation`, several files):
+//! [`emit`] (cells entering the network), [`forward`] (ports, links, arrival at a node),
+//! [`abr`] (switch feedback), [`deliver`] (the far end), [`calls`] (switched calls),
+//! [`sample`] (time series, warm-up) and [`summary`].
+//!
+//! A duplex link is two directed channels; each has an output port at its tail node holding a
+//! queue per service category (strict priority, CBR first by default; ITU-T I.371 / TM 4.0
+//! service categories, seed 003 "per-QoS buffers, priority scheduling") and a FIFO of the cells
+//! in flight with their delivery times. A port transmits at its line rate with exact departure
+//! times ([`Pacer`]); a cell is delivered after transmission + propagation (5 us/km) + the
+//! receiving switch's fabric delay. Cells are store-and-forward at cell granularity, and a port
+//! starts a cell as soon as its line is free (unslotted).
+//!
+//! Queue length means cells waiting in the buffer, not counting the one being transmitted;
+//! buffer limits apply to waiting cells.
+
+mod abr;
+pub mod calls;
+mod deliver;
+mod emit;
+mod forward;
+pub mod parts;
+mod sample;
+mod summary;
+
+pub use calls::{batch_means_ci95, CallClass, CALL_BATCHES};
+pub use parts::{tcp_receiver, tcp_sender, Endpoint, Monitor, Shaper};
+
+use crate::engine::{Event, EventQueue};
+use crate::metrics::*;
+use crate::net::*;
+use crate::time::*;
+use crate::traffic::{Application, Asks, Ctx};
+use crate::wire::aal5_cells;
+
+/// A built network, ready to run.
+pub struct Simulation {
+    pub(crate) now: SimTime,
+    pub(crate) end: SimTime,
+    pub(crate) warmup: SimTime,
+    pub(crate) sample_ps: SimDuration,
+    pub(crate) samples_taken: u64,
+    pub(crate) seed: u64,
+    pub(crate) queue: EventQueue,
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    pub groups: Vec<Group>,
+    pub flows: Vec<Flow>,
+    pub endpoints: Vec<Endpoint>,
+    pub calls: Vec<CallClass>,
+    pub(crate) monitors: Vec<Monitor>,
+    pub(crate) events: u64,
+    pub(crate) cell_hops: u64,
+    pub(crate) finished: bool,
+    pub(crate) series: Series,
+}
+
+impl Simulation {
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn cell_hops(&self) -> u64 {
+        self.cell_hops
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    /// Run at most `max_events` events; returns true once the run has reached its end.
+    pub fn advance(&mut self, max_events: u64) -> bool {
+        let mut n = 0;
+        while n < max_events {
+            match self.queue.peek_time() {
+                Some(t) if t < self.end => {}
+                _ => {
+                    self.events += n;
+                    self.finish();
+                    return true;
+                }
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.step(ev);
+            n += 1;
+        }
+        self.events += n;
+        if self.queue.peek_time().is_none_or(|t| t >= self.end) {
+            self.finish();
+        }
+        self.finished
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) {
+        while !self.advance(u64::MAX) {}
+    }
+
+    /// The run covers [0, end): events at `end` itself do not run, except the last sample.
+    pub(crate) fn finish(&mut self) {
+        if !self.finished {
+            self.now = self.end;
+            if (self.samples_taken + 1) * self.sample_ps == self.end {
+                self.sample();
+            }
+            for p in &mut self.ports {
+                p.stats.area += p.qlen as u128 * (self.end - p.stats.last_change) as u128;
+                p.stats.last_change = self.end;
+            }
+            self.finished = true;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn step(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(p) => self.arrive(p),
+            Event::PortTx(p) => self.port_tx(p),
+            Event::Endpoint(e) => self.endpoint_timer(e),
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => self.warmup_end(),
+            Event::AbrInterval(p) => self.abr_interval_timer(p),
+            Event::CallArrival(c) => self.call_arrival(c),
+            Event::CallEnd(c, s) => self.call_end(c, s),
+            Event::CallSetup(c, s, k) => self.call_setup(c, s, k),
+            Event::CallConnect(c, s) => self.call_connect(c, s),
+            Event::Shaper(f) => self.shaper_release(f),
+        }
+    }
+
+    pub(crate) fn endpoint_timer(&mut self, e: u32) {
+        let now = self.now;
+        let ep = &mut self.endpoints[e as usize];
+        if ep.timer_at != Some(now) {
+            return; // superseded
+        }
+        ep.timer_at = None;
+        let mut ctx = Ctx::new(now, &mut ep.rng);
+        ep.app.on_timer(&mut ctx);
+        let asks = ctx.asks();
+        self.apply(e, asks);
+    }
+
+    /// Carry out what an application asked for: send cells and frames, set its timer.
+    pub(crate) fn apply(&mut self, e: u32, asks: Asks) {
+        let flow = self.endpoints[e as usize].flow;
+        if let Some(c) = asks.cell {
+            self.emit_explicit(flow, c);
+        }
+        if let Some((len, eof, tag)) = asks.frame_cell {
+            self.emit_cell(flow, len, eof, tag);
+        }
+        for &(sdu, tag) in &asks.frames {
+            let n = aal5_cells(sdu);
+            for i in 0..n - 1 {
+                self.emit_cell(flow, i as u16, false, tag);
+            }
+            self.emit_cell(flow, sdu as u16, true, tag);
+        }
+        for _ in 0..asks.send {
+            self.emit(flow);
+        }
+        if let Some(t) = asks.timer {
+            let t = t.max(self.now);
+            let ep = &mut self.endpoints[e as usize];
+            // a timer already pending at that time has its event in the queue
+            if ep.timer_at != Some(t) {
+                ep.timer_at = Some(t);
+                if t < self.end {
+                    self.queue.push(t, Event::Endpoint(e));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The summary of a run (counters to the per-port, per-connection and per-call-class results).
+
+use crate::abr::{AbrSource, Erica, PortScheme};
+use crate::metrics::*;
+use crate::net::*;
+use crate::policing::CacPolicy;
+use crate::sim::*;
+use crate::time::*;
+use crate::traffic::AnySource;
+use crate::wire::{Cell, CELL_PAYLOAD, H_MIS};
+use std::collections::BTreeMap;
+
+impl Simulation {
+    /// Cells of `flow` created after warm-up that are now in a queue or on a link, counted by
+    /// looking at every buffer (independent of the flow's counters).
+    pub fn cells_in_network(&self, flow: u32) -> u64 {
+        let mut n = 0;
+        for p in &self.ports {
+            let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
+            n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
+            n += p
+                .queues
+                .iter()
+                .flat_map(|q| q.iter())
+                .filter(|c| ours(c))
+                .count() as u64;
+        }
+        // cells still held by the source's shaper were sent by the application
+        if let Some(sh) = &self.flows[flow as usize].shaper {
+            n += sh.queue.iter().filter(|c| c.created >= self.warmup).count() as u64;
+        }
+        n
+    }
+
+    /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
+    pub fn frames_in_network(&self, flow: u32) -> u64 {
+        let ours = |c: &Cell| {
+            c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0
+        };
+        self.ports
+            .iter()
+            .map(|p| {
+                p.pipe.iter().filter(|(_, c)| ours(c)).count()
+                    + p.queues
+                        .iter()
+                        .flat_map(|q| q.iter())
+                        .filter(|c| ours(c))
+                        .count()
+            })
+            .sum::<usize>() as u64
+    }
+
+    /// All cells in queues or on links now.
+    pub fn cells_in_flight_now(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| (p.pipe.len() + p.qlen as usize) as u64)
+            .sum()
+    }
+
+    /// The summary of the run so far (complete once [`Self::advance`] has returned true).
+    pub fn summary(&self) -> Summary {
+        let window_ps = self.now.saturating_sub(self.warmup).max(1);
+        let window_s = ps_to_secs(window_ps);
+        let mut ports = BTreeMap::new();
+        for p in &self.ports {
+            let s = &p.stats;
+            let area = s.area + p.qlen as u128 * (self.now - s.last_change.min(self.now)) as u128;
+            ports.insert(
+                p.name.clone(),
+                PortSummary {
+                    node: self.nodes[p.node as usize].name.clone(),
+                    to: self.nodes[p.to as usize].name.clone(),
+                    rate_mbps: p.rate_bps as f64 / 1e6,
+                    max_queue_cells: s.max_queue,
+                    mean_queue_cells: area as f64 / window_ps as f64,
+                    utilization: s.tx_cells as f64 * CELL_BITS as f64
+                        / p.rate_bps as f64
+                        / window_s,
+                    cells_transmitted: s.tx_cells,
+                    cells_dropped: s.drops.iter().sum(),
+                    drops: drops_map(&s.drops),
+                    z_mean: erica_mean(&p.scheme, |e| e.z_sum),
+                    fairshare_mbps: erica_mean(&p.scheme, |e| e.fair_sum),
+                    abr_capacity_mbps: erica_mean(&p.scheme, |e| e.cap_sum),
+                    abr_intervals: match &p.scheme {
+                        PortScheme::Erica(e) => Some(e.n_intervals),
+                        _ => None,
+                    },
+                    cac_capacity_mbps: p.cac.as_ref().map(|c| c.capacity_bps() as f64 / 1e6),
+                    cac_allocated_mbps: p.cac.as_ref().map(|c| c.allocated_bps() as f64 / 1e6),
+                    cac_allocated_max_mbps: p.cac.as_ref().map(|_| p.cac_max_bps as f64 / 1e6),
+                },
+            );
+        }
+        let mut connections = BTreeMap::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &f.stats;
+            let us = |ps: u64| ps as f64 / 1e6;
+            let got = s.delivered > 0;
+            // CLR over every cell and over the CLP=0 flow (cells still in flight are neither)
+            let ratio = |lost: u64, all: u64| {
+                if all > 0 {
+                    lost as f64 / all as f64
+                } else {
+                    0.0
+                }
+            };
+            let clr = ratio(s.dropped, s.delivered + s.dropped);
+            let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
+            // UPC counts after warm-up
+            let upc = f.upc.as_ref().map(|u| {
+                let (now, m) = (u.counts(), f.upc_mark.unwrap_or_default());
+                crate::policing::UpcCounts {
+                    cells: now.cells - m.cells,
+                    passed: now.passed - m.passed,
+                    tagged: now.tagged - m.tagged,
+                    discarded: now.discarded - m.discarded,
+                    pcr_failures: now.pcr_failures - m.pcr_failures,
+                    scr_failures: now.scr_failures - m.scr_failures,
+                }
+            });
+            let ep = self
+                .endpoints
+                .iter()
+                .find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
+            let abr = ep.and_then(|e| match &e.app {
+                AnySource::Abr(a) => Some(a),
+                _ => None,
+            });
+            let acr_mean = ep.zip(abr).and_then(|(e, a)| {
+                let (area_end, active) = a.acr_integral(self.now);
+                let active = active?;
+                let (from, area_from) = if active < self.warmup {
+                    (self.warmup, e.acr_mark)
+                } else {
+                    (active, 0.0)
+                };
+                (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
+            });
+            let tcp = self.tcp_summary(i, window_s);
+            connections.insert(
+                f.name.clone(),
+                ConnectionSummary {
+                    tcp,
+                    category: f.category.name(),
+                    route: f.route.clone(),
+                    cells_sent: s.sent,
+                    cells_delivered: s.delivered,
+                    cells_dropped: s.dropped,
+                    cells_in_flight: self.cells_in_network(i as u32),
+                    throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64
+                        / window_s
+                        / 1e6,
+                    user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
+                    frames_sent: s.frames_sent,
+                    frames_delivered: s.frames_delivered,
+                    frames_lost: s.frames_sent
+                        - s.frames_delivered
+                        - self.frames_in_network(i as u32),
+                    ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
+                    ctd_max_us: got.then(|| us(s.ctd_max)),
+                    ctd_min_us: got.then(|| us(s.ctd_min)),
+                    cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
+                    ctd_p999_us: s
+                        .ctd_hist
+                        .quantile(0.999)
+                        .map(|q| us((f.base_ps + q).min(s.ctd_max))),
+                    cdv_p999_us: s
+                        .ctd_hist
+                        .quantile(0.999)
+                        .map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
+                    clr,
+                    drops: drops_map(&s.drops),
+                    drops_by_port: f
+                        .ports
+                        .iter()
+                        .zip(&s.drops_by_hop)
+                        .filter(|(_, &n)| n > 0)
+                        .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
+                        .collect(),
+                    rm_cells_sent: s.rm_sent,
+                    cells_errored: s.errored,
+                    cer: if s.delivered > 0 {
+                        s.errored as f64 / s.delivered as f64
+                    } else {
+                        0.0
+                    },
+                    cells_misinserted: s.misinserted,
+                    cmr_per_s: s.misinserted as f64 / window_s,
+                    clr_clp0,
+                    secbr: f.blocks.secbr(),
+                    upc_cells: upc.map(|u| u.cells),
+                    upc_tagged: upc.map(|u| u.tagged),
+                    upc_discarded: upc.map(|u| u.discarded),
+                    proposed_contract: f
+                        .monitor
+                        .and_then(|m| self.monitors[m as usize].propose(self.now)),
+                    qos_met: f.qos.map(|q| {
+                        let mut m = BTreeMap::new();
+                        if let Some(v) = q.max_ctd {
+                            m.insert("max_ctd", got && s.ctd_max <= v);
+                        }
+                        if let Some(v) = q.cdv {
+                            m.insert("cdv", got && s.ctd_max - s.ctd_min <= v);
+                        }
+                        if let Some(v) = q.clr {
+                            m.insert("clr", if q.clr_clp0 { clr_clp0 } else { clr } <= v);
+                        }
+                        let all = m.values().all(|&b| b);
+                        m.insert("all", all);
+                        m
+                    }),
+                    qos_clr_flow: f
+                        .qos
+                        .and_then(|q| q.clr.map(|_| if q.clr_clp0 { "clp0" } else { "clp0+1" })),
+                    acr_final_mbps: abr.map(|a| a.acr),
+                    acr_mean_mbps: acr_mean,
+                    rm_overhead: abr.map(|_| {
+                        if s.sent > 0 {
+                            s.rm_sent as f64 / s.sent as f64
+                        } else {
+                            0.0
+                        }
+                    }),
+                    source_queue_max_cells: abr.map(|a| a.max_backlog),
+                    brm_turned_around: abr.filter(|a| a.turnaround).map(|a| a.brm_sent),
+                    brm_overwritten: abr.filter(|a| a.turnaround).map(|a| a.brm_overwritten),
+                },
+            );
+        }
+        Summary {
+            seed: self.seed,
+            sim_time_s: ps_to_secs(self.now),
+            warmup_s: ps_to_secs(self.warmup),
+            cell_hops: self.cell_hops,
+            events: self.events,
+            ports,
+            connections,
+            calls: self
+                .calls
+                .iter()
+                .map(|c| {
+                    let decided = c.offered.max(1) as f64;
+                    let pb = (c.blocked + c.no_slot) as f64 / decided;
+                    (
+                        c.name.clone(),
+                        CallSummary {
+                            offered: c.offered,
+                            admitted: c.admitted,
+                            blocked: c.blocked,
+                            blocked_no_slot: c.no_slot,
+                            blocking_probability: pb,
+                            blocking_ci95: batch_means_ci95(&c.batch_offered, &c.batch_blocked),
+                            active_at_end: c.active,
+                            max_active: c.max_active,
+                            setup_delay_mean_ms: (c.connected > 0)
+                                .then(|| c.setup_sum_ps as f64 / c.connected as f64 / 1e9),
+                            erlang_b: self.erlang_b_of(c),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Erlang-B blocking for a call class alone on peak-rate CAC ports: servers = the calls that
+    /// fit the tightest port (its capacity less the permanent connections' share), offered load
+    /// = arrival rate x mean holding time (the formula holds for any holding distribution).
+    pub(crate) fn erlang_b_of(&self, c: &CallClass) -> Option<f64> {
+        let shared = self
+            .calls
+            .iter()
+            .filter(|o| !std::ptr::eq(*o, c))
+            .any(|o| o.ports.iter().any(|p| c.ports.contains(p)));
+        if shared || c.ports.is_empty() {
+            return None;
+        }
+        let mut servers = u32::MAX;
+        for &p in &c.ports {
+            let port = &self.ports[p as usize];
+            let cac = port.cac.as_ref()?;
+            if cac.policy() != CacPolicy::Peak {
+                return None;
+            }
+            let free_mbps = (cac.capacity_bps() - port.cac_permanent_bps) as f64 / 1e6;
+            let per_call = cac.policy().bandwidth(&c.contract);
+            servers = servers.min((free_mbps / per_call + 1e-9).floor() as u32);
+        }
+        Some(crate::policing::erlang_b(
+            c.rate_per_s * c.holding_mean_s,
+            servers,
+        ))
+    }
+
+    /// The TCP view of flow `i` if a TCP sender sends on it.
+    pub(crate) fn tcp_summary(&self, i: usize, window_s: f64) -> Option<TcpSummary> {
+        let se = self
+            .endpoints
+            .iter()
+            .find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
+        let t = tcp_sender(&se.app)?;
+        let rx_e = self.flows[i].rx_endpoint;
+        let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
+        let r = re.and_then(|e| tcp_receiver(&e.app));
+        let zero = (crate::tcp::TcpStats::default(), 0);
+        let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
+        let rm = re
+            .and_then(|e| e.tcp_mark.as_deref())
+            .map(|m| m.1)
+            .unwrap_or(0);
+        let bytes = r.map(|r| r.rcv_nxt - rm).unwrap_or(0);
+        let rm_share = match &se.app {
+            AnySource::Abr(a) => (a.p.nrm - 1) as f64 / a.p.nrm as f64,
+            _ => 1.0,
+        };
+        let max_payload_fraction =
+            crate::wire::aal5_efficiency(t.p.mss, crate::tcp::TCP_IP_LLC_BYTES) * rm_share;
+        Some(TcpSummary {
+            max_payload_fraction,
+            goodput_mbps: if window_s > 0.0 {
+                bytes as f64 * 8.0 / window_s / 1e6
+            } else {
+                0.0
+            },
+            bytes_delivered: bytes,
+            segments_sent: t.stats.segments_sent - sm.0.segments_sent,
+            retransmitted_segments: t.stats.retransmitted_segments - sm.0.retransmitted_segments,
+            timeouts: t.stats.timeouts - sm.0.timeouts,
+            fast_retransmits: t.stats.fast_retransmits - sm.0.fast_retransmits,
+            cwnd_bytes: t.cwnd,
+            max_cwnd_bytes: t.stats.max_cwnd,
+            ssthresh_bytes: t.ssthresh.min(1 << 40),
+            srtt_ms: t.srtt_s().map(|s| s * 1e3),
+            rto_ms: t.rto() as f64 / 1e9,
+            completed_s: t.done_at.map(ps_to_secs),
+        })
+    }
+
+    /// The ABR source of flow `flow`, if it has one.
+    pub fn abr_source(&self, flow: usize) -> Option<&AbrSource> {
+        self.endpoints.iter().find_map(|e| match &e.app {
+            AnySource::Abr(a) if e.flow == flow as u32 => Some(&**a),
+            _ => None,
+        })
+    }
+
+    /// Index of a port by its name `A->B`.
+    pub fn port_index(&self, name: &str) -> Option<usize> {
+        self.ports.iter().position(|p| p.name == name)
+    }
+
+    /// Index of a flow by name.
+    pub fn flow_index(&self, name: &str) -> Option<usize> {
+        self.flows.iter().position(|f| f.name == name)
+    }
+}
+
+pub(crate) fn erica_mean(s: &PortScheme, f: impl Fn(&Erica) -> f64) -> Option<f64> {
+    match s {
+        PortScheme::Erica(e) if e.n_intervals > 0 => Some(f(e) / e.n_intervals as f64),
+        PortScheme::Erica(_) => Some(f64::NAN).filter(|_| false),
+        _ => None,
+    }
+}
