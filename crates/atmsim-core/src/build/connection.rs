@@ -90,7 +90,11 @@ impl Builder<'_> {
         // an ABR control loop's two flows, paired; their indices and the forward one-way delay
         let abr_pair = |flows: &mut Vec<Flow>, f: Flow, r: Flow| {
             let (fwd, rev) = (flows.len(), flows.len() + 1);
-            let one_way: u64 = f.ports.iter().map(|&p| ports[p as usize].delay_ps).sum();
+            let one_way: u64 = f
+                .ports
+                .iter()
+                .map(|&p| ports[p as usize].link.delay_ps)
+                .sum();
             flows.push(f);
             flows.push(r);
             flows[fwd].pair = rev as u32;

@@ -1,6 +1,7 @@
 //! Scenario -> Simulation: every conversion from the scenario model to the network model.
 
 mod connection;
+mod port;
 
 pub(crate) use connection::Builder;
 
@@ -8,20 +9,17 @@ use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::{
-    BlockCounter, CacPolicy, Contract, GcraForm, PortCac, ScrStream, Upc, UpcAction,
-};
+use crate::policing::{BlockCounter, Contract, GcraForm, ScrStream, Upc, UpcAction};
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CacPolicySpec, Category, CcrSource, ClrFlowSpec, ConnectionSpec,
-    ContractSpec, DiscardSpec, EricaVariant, GcraFormSpec, NodeKind, Scenario, SchemeKind,
-    SourceKind, SourceSpec, UpcActionSpec,
+    AbrSchemeSpec, AbrSpec, Category, CcrSource, ClrFlowSpec, ConnectionSpec, ContractSpec,
+    EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
 };
 use crate::sim::*;
 use crate::tcp::TcpSender;
 use crate::time::*;
-use crate::traffic::{stream, AnySource, Application, Cbr, Ctx, OnOff};
+use crate::traffic::{AnySource, Application, Cbr, Ctx, OnOff};
 use crate::video::Multiplex;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// The policing-level contract of a contract spec.
 pub(crate) fn contract_of(k: &ContractSpec) -> Contract {
@@ -186,7 +184,9 @@ impl Simulation {
                 Node {
                     name: n.name.clone(),
                     kind: n.kind,
-                    fabric_ps: us_to_ps(n.fabric_delay_us),
+                    fabric: AnyFabric::OutputBuffered(OutputBuffered {
+                        transit_ps: us_to_ps(n.fabric_delay_us),
+                    }),
                     setup_ps: us_to_ps(n.call_processing_us),
                 }
             })
@@ -202,116 +202,9 @@ impl Simulation {
                 _ => 0,
             };
             for (from, to) in [(a, b), (b, a)] {
-                let spec = &sc.nodes[from as usize];
-                let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
-                let limit = ps
-                    .and_then(|p| p.buffer_cells)
-                    .or(spec.buffer_cells)
-                    .map(|v| v as u32)
-                    .unwrap_or(NONE);
-                let cb = ps
-                    .and_then(|p| p.class_buffer_cells.clone())
-                    .or(spec.class_buffer_cells.clone())
-                    .unwrap_or_default();
-                let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr]
-                    .map(|v| v.map(|v| v as u32).unwrap_or(NONE));
-                let order = match &spec.priority {
-                    Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
-                    None => [0, 1, 2, 3, 4],
-                };
-                let rate_bps = mbps_to_bps(l.rate_mbps);
-                let delay_ps = prop + nodes[to as usize].fabric_ps;
-                let in_flight_max = (delay_ps / cell_time_ps(rate_bps).max(1)) as usize + 2;
                 port_id.insert((from, to), ports.len() as u32);
                 link_mbps.insert((from, to), l.rate_mbps);
-                ports.push(Port {
-                    name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
-                    node: from,
-                    to,
-                    rate_bps,
-                    pacer: Pacer::new(rate_bps),
-                    busy_until: 0,
-                    tx_pending: false,
-                    queues: Default::default(),
-                    order,
-                    qlen: 0,
-                    class_len: [0; 5],
-                    limit,
-                    class_limit,
-                    clp1_threshold: ps
-                        .and_then(|p| p.clp1_threshold_cells)
-                        .or(spec.clp1_threshold_cells)
-                        .map(|v| v as u32)
-                        .unwrap_or(NONE),
-                    sched: ClassSched::from_spec(spec, order),
-                    cac: spec
-                        .cac
-                        .as_ref()
-                        .filter(|_| spec.kind == NodeKind::Switch)
-                        .map(|c| {
-                            let policy = match c.policy {
-                                CacPolicySpec::Peak => CacPolicy::Peak,
-                                CacPolicySpec::Sustainable => CacPolicy::Sustainable,
-                                CacPolicySpec::EffectiveBandwidth => {
-                                    CacPolicy::EffectiveBandwidth {
-                                        buffer_cells: c.buffer_cells.unwrap_or(1000.0),
-                                        clr: c.clr.unwrap_or(1e-6),
-                                    }
-                                }
-                            };
-                            PortCac::new(l.rate_mbps, policy)
-                        }),
-                    cac_max_bps: 0,
-                    cac_permanent_bps: 0,
-                    frames: match spec.discard {
-                        None | Some(DiscardSpec::Tail) => None,
-                        Some(d) => Some(Box::new(FrameDiscard {
-                            epd_threshold: if matches!(d, DiscardSpec::Epd | DiscardSpec::EpdPpd) {
-                                spec.epd_threshold_cells.unwrap_or(0) as u32
-                            } else {
-                                NONE
-                            },
-                            ppd: matches!(d, DiscardSpec::Ppd | DiscardSpec::EpdPpd),
-                            vcs: Vec::new(),
-                        })),
-                    },
-                    group: NONE,
-                    pipe: VecDeque::with_capacity(in_flight_max),
-                    delay_ps,
-                    arrive_pending: false,
-                    scheme: port_scheme(if spec.kind == NodeKind::Switch {
-                        ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref())
-                    } else {
-                        None
-                    }),
-                    hp_tx: 0,
-                    hp_mark: 0,
-                    impair: l.impairment.as_ref().map(|im| {
-                        Box::new(Impairment {
-                            loss: im.loss_probability,
-                            error: im.error_probability,
-                            misinsertion: im.misinsertion_probability,
-                            extra_ps: us_to_ps(im.extra_delay_us),
-                            variation_ps: im.delay_variation_us * 1e6,
-                            last_at: 0,
-                            crossing: Vec::new(),
-                            scripted: if l.a == spec.name {
-                                im.drop_cells_a_to_b.clone()
-                            } else {
-                                im.drop_cells_b_to_a.clone()
-                            },
-                            counted: 0,
-                            rng: stream(
-                                sc.run.seed,
-                                &format!(
-                                    "links.{}->{}.impairment",
-                                    nodes[from as usize].name, nodes[to as usize].name
-                                ),
-                            ),
-                        })
-                    }),
-                    stats: PortStats::default(),
-                });
+                ports.push(port::build(sc, l, &nodes, from, to, prop));
             }
         }
         let mut groups = Vec::new();
@@ -490,13 +383,13 @@ impl Simulation {
                 .iter()
                 .map(|&p| {
                     CELL_BIT_PS.div_ceil(sim.ports[p as usize].rate_bps)
-                        + sim.ports[p as usize].delay_ps
+                        + sim.ports[p as usize].link.delay_ps
                 })
                 .sum();
         }
         for (f, flow) in sim.flows.iter().enumerate() {
             for (h, &p) in flow.ports.iter().enumerate() {
-                if let Some(im) = &mut sim.ports[p as usize].impair {
+                if let Some(im) = &mut sim.ports[p as usize].link.impair {
                     im.crossing.push((f as u32, h as u8));
                 }
             }

@@ -4,16 +4,20 @@
 pub mod discard;
 pub mod flow;
 pub mod impair;
+pub mod link;
 pub mod port;
 pub mod queue;
 pub mod sched;
+pub mod switch;
 
 pub use discard::*;
 pub use flow::*;
 pub use impair::*;
+pub use link::*;
 pub use port::*;
 pub use queue::*;
 pub use sched::*;
+pub use switch::{AnyFabric, Fabric, OutputBuffered};
 
 use crate::scenario::NodeKind;
 use crate::time::SimDuration;
@@ -26,7 +30,8 @@ pub const NONE: u32 = u32::MAX;
 pub struct Node {
     pub name: String,
     pub kind: NodeKind,
-    pub fabric_ps: SimDuration,
+    /// How cells cross the node to their output port.
+    pub fabric: AnyFabric,
     /// Call set-up processing per message (SETUP, CONNECT).
     pub setup_ps: SimDuration,
 }

@@ -6,8 +6,6 @@ use crate::metrics::*;
 use crate::net::*;
 use crate::policing::PortCac;
 use crate::time::*;
-use crate::wire::Cell;
-use std::collections::VecDeque;
 
 /// An output port and the directed channel it feeds.
 pub struct Port {
@@ -15,35 +13,29 @@ pub struct Port {
     pub node: u32,
     pub to: u32,
     pub rate_bps: u64,
+    /// Exact departure times at the line rate.
     pub(crate) pacer: Pacer,
+    /// When the cell on the line now ends.
     pub(crate) busy_until: SimTime,
+    /// Whether a `PortTx` event is in the event queue.
     pub(crate) tx_pending: bool,
-    pub(crate) queues: [VecDeque<Cell>; 5],
-    pub(crate) order: [u8; 5],
-    pub(crate) qlen: u32,
-    pub(crate) class_len: [u32; 5],
-    pub(crate) limit: u32,
-    pub(crate) class_limit: [u32; 5],
-    /// Selective discard: CLP = 1 cells are refused while the queue holds this many.
-    pub(crate) clp1_threshold: u32,
+    /// The cells waiting, per category, and the admission limits.
+    pub(crate) queue: Queue,
+    /// Which category goes next.
+    pub(crate) sched: Scheduler,
     /// Frame-aware discard (EPD / PPD) for AAL5 flows, with per-VC state at this port.
     pub(crate) frames: Option<Box<FrameDiscard>>,
-    /// Per-category bandwidth limits and the WRR scheduler, where configured.
-    pub(crate) sched: Option<Box<ClassSched>>,
     /// Connection admission control, and the most bandwidth it has allocated (bit/s).
     pub(crate) cac: Option<PortCac>,
     pub(crate) cac_max_bps: u64,
     /// What the permanent connections hold of the CAC capacity (bit/s).
     pub(crate) cac_permanent_bps: u64,
+    /// The shared buffer this port belongs to (index into the groups), or NONE.
     pub(crate) group: u32,
-    pub(crate) pipe: VecDeque<(SimTime, Cell)>,
-    /// Propagation + fabric delay of the receiving node.
-    pub(crate) delay_ps: SimDuration,
-    pub(crate) arrive_pending: bool,
+    /// The channel this port feeds.
+    pub(crate) link: Link,
     /// ABR feedback scheme of this port.
     pub scheme: PortScheme,
-    /// The link's impairment model, if any.
-    pub(crate) impair: Option<Box<Impairment>>,
     /// Cells of categories above ABR sent (CBR, VBR), and the count when the current ERICA
     /// interval began.
     pub(crate) hp_tx: u64,
@@ -54,6 +46,14 @@ pub struct Port {
 impl Port {
     /// Cells waiting in the buffer.
     pub fn queue_len(&self) -> u32 {
-        self.qlen
+        self.queue.len
+    }
+
+    /// Account the queue-length integral up to `now` (call before the length changes).
+    #[inline]
+    pub(crate) fn mark_queue(&mut self, now: SimTime) {
+        let st = &mut self.stats;
+        st.area += self.queue.len as u128 * (now - st.last_change) as u128;
+        st.last_change = now;
     }
 }

@@ -1,6 +1,65 @@
-//! Per-port schedulers between the service-category queues.
+//! Per-port schedulers between the service-category queues: the extension point that picks
+//! which category an output port serves next. One enum, [`Scheduler`], matched in its methods
+//! here; a new scheduler is a new variant (and its file, if it has state).
+//!
+//! - strict priority (TM 4.0 / I.371 service categories, CBR first by default; the order is
+//!   `nodes[].priority`);
+//! - [`ClassSched`]: per-category minimum and maximum rates with strict priority or weighted
+//!   round robin for the rest (seed 003: "per-QoS buffers ... priority scheduling").
 
+use crate::net::Queue;
 use crate::time::*;
+
+/// How a port chooses the next category to serve.
+pub enum Scheduler {
+    /// Strict priority in this order of categories.
+    Strict([u8; 5]),
+    /// Rate limits and guarantees per category, then strict priority or WRR.
+    Class(Box<ClassSched>),
+}
+
+impl Scheduler {
+    /// May a cell of category `cls` start now on an idle line (cut-through of an empty queue)?
+    #[inline]
+    pub fn allowed(&self, cls: usize, now: SimTime) -> bool {
+        match self {
+            Scheduler::Strict(_) => true,
+            Scheduler::Class(s) => s.allowed(cls, now),
+        }
+    }
+
+    /// Account for a cell of category `cls` that starts now without waiting.
+    #[inline]
+    pub fn served(&mut self, cls: usize, now: SimTime) {
+        match self {
+            Scheduler::Strict(_) => {}
+            Scheduler::Class(s) => s.served(cls, now),
+        }
+    }
+
+    /// The category to serve now (accounted as served), `Ok(None)` when nothing waits, or
+    /// `Err(t)`: cells wait but none may go before `t`.
+    #[inline]
+    pub fn pick(&mut self, q: &Queue, now: SimTime) -> Result<Option<usize>, SimTime> {
+        match self {
+            Scheduler::Strict(order) => Ok(order
+                .iter()
+                .map(|&c| c as usize)
+                .find(|&c| !q.cells[c].is_empty())),
+            Scheduler::Class(s) => {
+                let nonempty = q.nonempty();
+                match s.pick(nonempty, now) {
+                    Ok(c) => {
+                        s.served(c, now);
+                        Ok(Some(c))
+                    }
+                    Err(t) if nonempty.iter().any(|&b| b) => Err(t),
+                    Err(_) => Ok(None),
+                }
+            }
+        }
+    }
+}
 
 /// Which category a port serves next when it is not plain strict priority (seed 003: per-QoS
 /// buffers with a maximum allocated and a minimum guaranteed bandwidth; weighted round robin).

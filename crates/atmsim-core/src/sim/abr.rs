@@ -10,12 +10,10 @@ use crate::traffic::AnySource;
 use crate::wire::Cell;
 
 impl Simulation {
-    /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
-    /// and reaches the far node after the link's delay.
     /// An ABR cell enters a port with a feedback scheme (before buffer admission: the offered load).
     pub(crate) fn abr_input(&mut self, p: u32, cell: &mut Cell) {
         let port = &mut self.ports[p as usize];
-        let q = port.class_len[Category::Abr as usize];
+        let q = port.queue.class_len[Category::Abr as usize];
         let close = match &mut port.scheme {
             PortScheme::Erica(e) => e.on_input(cell),
             PortScheme::Efci(th) => {
@@ -37,7 +35,7 @@ impl Simulation {
         let line = port.rate_bps as f64 / 1e6;
         let hp = port.hp_tx - port.hp_mark;
         port.hp_mark = port.hp_tx;
-        let q = port.class_len[Category::Abr as usize];
+        let q = port.queue.class_len[Category::Abr as usize];
         let PortScheme::Erica(e) = &mut port.scheme else {
             return;
         };
@@ -71,7 +69,7 @@ impl Simulation {
     /// that port's scheme writes its feedback into the cell.
     pub(crate) fn abr_feedback(&mut self, fp: u32, fwd_flow: u32, cell: &mut Cell) {
         let port = &mut self.ports[fp as usize];
-        let q = port.class_len[Category::Abr as usize];
+        let q = port.queue.class_len[Category::Abr as usize];
         match &mut port.scheme {
             PortScheme::Erica(e) => {
                 let er = e.feedback(fwd_flow);

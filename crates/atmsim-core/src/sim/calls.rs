@@ -79,7 +79,7 @@ impl Simulation {
         // the SETUP crosses the calling host's link to the first switch
         let flow = cls.slots[slot as usize].0;
         let p0 = self.flows[flow as usize].ports[0];
-        let t = now + self.ports[p0 as usize].delay_ps;
+        let t = now + self.ports[p0 as usize].link.delay_ps;
         self.queue.push(t, Event::CallSetup(c, slot, 1));
     }
 
@@ -128,7 +128,7 @@ impl Simulation {
                 }
             }
         }
-        let delay = self.ports[p as usize].delay_ps;
+        let delay = self.ports[p as usize].link.delay_ps;
         self.queue
             .push(t + delay, Event::CallSetup(c, slot, hop + 1));
     }

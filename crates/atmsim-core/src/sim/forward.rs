@@ -30,7 +30,7 @@ impl Simulation {
             let (next, refuse) = match st {
                 FD_EPD => (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd)),
                 FD_PPD if !eof => (FD_PPD, Some(DropReason::Ppd)),
-                FD_IDLE if port.qlen >= fd.epd_threshold => {
+                FD_IDLE if port.queue.len >= fd.epd_threshold => {
                     (if eof { FD_IDLE } else { FD_EPD }, Some(DropReason::Epd))
                 }
                 _ => (if eof { FD_IDLE } else { FD_IN_FRAME }, None),
@@ -43,31 +43,17 @@ impl Simulation {
             frame_state = Some(fd.ppd && !eof);
         }
         let port = &mut self.ports[p as usize];
-        if port.qlen == 0
+        if port.queue.len == 0
             && !port.tx_pending
             && port.busy_until <= now
-            && port.sched.as_ref().is_none_or(|s| s.allowed(cls, now))
+            && port.sched.allowed(cls, now)
         {
-            if let Some(s) = &mut port.sched {
-                s.served(cls, now);
-            }
+            port.sched.served(cls, now);
             self.transmit(p, cell, cls);
             return;
         }
-        let reason = if port.qlen >= port.limit {
-            Some(DropReason::PortBufferFull)
-        } else if cell.hdr & H_CLP != 0 && port.qlen >= port.clp1_threshold {
-            Some(DropReason::Clp1Threshold)
-        } else if port.class_len[cls] >= port.class_limit[cls] {
-            Some(DropReason::ClassBufferFull)
-        } else if port.group != NONE
-            && self.groups[port.group as usize].used >= self.groups[port.group as usize].limit
-        {
-            Some(DropReason::SharedBufferFull)
-        } else {
-            None
-        };
-        if let Some(r) = reason {
+        let shared_full = Group::full(&self.groups, port.group);
+        if let Err(r) = port.queue.admit(&cell, cls, shared_full) {
             if frame_state == Some(true) {
                 // PPD: the rest of this frame (but its last cell) goes too
                 if let Some(fd) = &mut port.frames {
@@ -77,18 +63,14 @@ impl Simulation {
             self.drop_cell(p, cell, r);
             return;
         }
-        let st = &mut port.stats;
-        st.area += port.qlen as u128 * (now - st.last_change) as u128;
-        st.last_change = now;
-        port.qlen += 1;
-        if port.qlen > st.max_queue {
-            st.max_queue = port.qlen;
+        port.mark_queue(now);
+        port.queue.push(cell, cls);
+        if port.queue.len > port.stats.max_queue {
+            port.stats.max_queue = port.queue.len;
         }
-        port.class_len[cls] += 1;
         if port.group != NONE {
             self.groups[port.group as usize].used += 1;
         }
-        port.queues[cls].push_back(cell);
         if !port.tx_pending {
             port.tx_pending = true;
             let t = port.busy_until;
@@ -110,6 +92,8 @@ impl Simulation {
         }
     }
 
+    /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
+    /// and reaches the far node after the link's delay.
     #[inline]
     pub(crate) fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
@@ -125,8 +109,8 @@ impl Simulation {
         port.stats.tx_cells += 1;
         port.stats.tx_total += 1;
         self.cell_hops += 1;
-        let mut at = end + port.delay_ps;
-        if let Some(im) = &mut port.impair {
+        let mut at = end + port.link.delay_ps;
+        if let Some(im) = &mut port.link.impair {
             im.counted += 1;
             let scripted = im.scripted.binary_search(&im.counted).is_ok();
             let u: f64 = im.rng.random();
@@ -154,7 +138,7 @@ impl Simulation {
                 }
             }
             let port = &mut self.ports[p as usize];
-            let im = port.impair.as_mut().expect("checked");
+            let im = port.link.impair.as_mut().expect("checked");
             let jitter = if im.variation_ps > 0.0 {
                 (im.rng.random::<f64>() * im.variation_ps) as SimDuration
             } else {
@@ -164,56 +148,39 @@ impl Simulation {
             im.last_at = at;
         }
         let port = &mut self.ports[p as usize];
-        port.pipe.push_back((at, cell));
-        if !port.arrive_pending {
-            port.arrive_pending = true;
+        port.link.pipe.push_back((at, cell));
+        if !port.link.arrive_pending {
+            port.link.arrive_pending = true;
             self.queue.push(at, Event::Arrive(p));
         }
     }
 
+    /// The line of port `p` is free: the scheduler picks the next waiting cell.
     pub(crate) fn port_tx(&mut self, p: u32) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         port.tx_pending = false;
-        let mut next = None;
-        if let Some(s) = &mut port.sched {
-            let nonempty = [0, 1, 2, 3, 4].map(|c| !port.queues[c].is_empty());
-            match s.pick(nonempty, now) {
-                Ok(c) => {
-                    s.served(c, now);
-                    let cell = port.queues[c].pop_front().expect("non-empty");
-                    port.class_len[c] -= 1;
-                    next = Some((cell, c));
-                }
-                Err(t) => {
-                    if nonempty.iter().any(|&b| b) {
-                        // every waiting category is held back by its maximum rate
-                        port.tx_pending = true;
-                        self.queue.push(t.max(now), Event::PortTx(p));
-                    }
-                    return;
-                }
+        let cls = match port.sched.pick(&port.queue, now) {
+            Ok(Some(c)) => c,
+            Ok(None) => return,
+            Err(t) => {
+                // every waiting category is held back by its maximum rate
+                port.tx_pending = true;
+                self.queue.push(t.max(now), Event::PortTx(p));
+                return;
             }
-        } else {
-            for &c in &port.order {
-                if let Some(cell) = port.queues[c as usize].pop_front() {
-                    port.class_len[c as usize] -= 1;
-                    next = Some((cell, c as usize));
-                    break;
-                }
-            }
-        }
-        let Some((cell, cls)) = next else { return };
-        let st = &mut port.stats;
-        st.area += port.qlen as u128 * (now - st.last_change) as u128;
-        st.last_change = now;
-        port.qlen -= 1;
+        };
+        port.mark_queue(now);
+        let cell = port
+            .queue
+            .pop(cls)
+            .expect("the scheduler picks a non-empty category");
         if port.group != NONE {
             self.groups[port.group as usize].used -= 1;
         }
         self.transmit(p, cell, cls);
         let port = &mut self.ports[p as usize];
-        if port.qlen > 0 {
+        if port.queue.len > 0 {
             port.tx_pending = true;
             let t = port.busy_until;
             self.queue.push(t, Event::PortTx(p));
@@ -222,10 +189,15 @@ impl Simulation {
 
     pub(crate) fn arrive(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
-        let (_, mut cell) = port.pipe.pop_front().expect("arrival with an empty link");
-        match port.pipe.front() {
+        let node = port.to;
+        let (_, mut cell) = port
+            .link
+            .pipe
+            .pop_front()
+            .expect("arrival with an empty link");
+        match port.link.pipe.front() {
             Some(&(t, _)) => self.queue.push(t, Event::Arrive(p)),
-            None => port.arrive_pending = false,
+            None => port.link.arrive_pending = false,
         }
         cell.hop += 1;
         if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
@@ -258,7 +230,7 @@ impl Simulation {
                 let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
                 self.abr_feedback(fp, fwd, &mut cell);
             }
-            self.enqueue(np, cell, cls);
+            self.switch_cell(node, np, cell, cls);
         }
     }
 }

@@ -119,7 +119,7 @@ impl Simulation {
                 self.sample();
             }
             for p in &mut self.ports {
-                p.stats.area += p.qlen as u128 * (self.end - p.stats.last_change) as u128;
+                p.stats.area += p.queue.len as u128 * (self.end - p.stats.last_change) as u128;
                 p.stats.last_change = self.end;
             }
             self.finished = true;

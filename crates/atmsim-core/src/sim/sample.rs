@@ -18,7 +18,7 @@ impl Simulation {
             p.stats.sample_tx = p.stats.tx_total;
             self.series.port_time_s.push(ts);
             self.series.port_index.push(i as u32);
-            self.series.port_queue_cells.push(p.qlen);
+            self.series.port_queue_cells.push(p.queue.len);
             self.series
                 .port_utilization
                 .push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
@@ -56,7 +56,7 @@ impl Simulation {
         let now = self.now;
         for p in &mut self.ports {
             let s = &mut p.stats;
-            s.max_queue = p.qlen;
+            s.max_queue = p.queue.len;
             s.area = 0;
             s.last_change = now;
             s.tx_cells = 0;

@@ -17,13 +17,8 @@ impl Simulation {
         let mut n = 0;
         for p in &self.ports {
             let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
-            n += p.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
-            n += p
-                .queues
-                .iter()
-                .flat_map(|q| q.iter())
-                .filter(|c| ours(c))
-                .count() as u64;
+            n += p.link.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
+            n += p.queue.iter().filter(|c| ours(c)).count() as u64;
         }
         // cells still held by the source's shaper were sent by the application
         if let Some(sh) = &self.flows[flow as usize].shaper {
@@ -40,12 +35,8 @@ impl Simulation {
         self.ports
             .iter()
             .map(|p| {
-                p.pipe.iter().filter(|(_, c)| ours(c)).count()
-                    + p.queues
-                        .iter()
-                        .flat_map(|q| q.iter())
-                        .filter(|c| ours(c))
-                        .count()
+                p.link.pipe.iter().filter(|(_, c)| ours(c)).count()
+                    + p.queue.iter().filter(|c| ours(c)).count()
             })
             .sum::<usize>() as u64
     }
@@ -54,7 +45,7 @@ impl Simulation {
     pub fn cells_in_flight_now(&self) -> u64 {
         self.ports
             .iter()
-            .map(|p| (p.pipe.len() + p.qlen as usize) as u64)
+            .map(|p| (p.link.pipe.len() + p.queue.len as usize) as u64)
             .sum()
     }
 
@@ -65,7 +56,8 @@ impl Simulation {
         let mut ports = BTreeMap::new();
         for p in &self.ports {
             let s = &p.stats;
-            let area = s.area + p.qlen as u128 * (self.now - s.last_change.min(self.now)) as u128;
+            let area =
+                s.area + p.queue.len as u128 * (self.now - s.last_change.min(self.now)) as u128;
             ports.insert(
                 p.name.clone(),
                 PortSummary {

@@ -1,0 +1,127 @@
+//! One output port and the channel it feeds, from the scenario's node, port and link specs.
+
+use crate::build::port_scheme;
+use crate::metrics::PortStats;
+use crate::net::*;
+use crate::policing::{CacPolicy, PortCac};
+use crate::scenario::{CacPolicySpec, DiscardSpec, LinkSpec, NodeKind, Scenario};
+use crate::time::*;
+use crate::traffic::stream;
+
+/// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps).
+pub(crate) fn build(
+    sc: &Scenario,
+    l: &LinkSpec,
+    nodes: &[Node],
+    from: u32,
+    to: u32,
+    prop: SimDuration,
+) -> Port {
+    let spec = &sc.nodes[from as usize];
+    let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
+    let limit = ps
+        .and_then(|p| p.buffer_cells)
+        .or(spec.buffer_cells)
+        .map(|v| v as u32)
+        .unwrap_or(NONE);
+    let cb = ps
+        .and_then(|p| p.class_buffer_cells.clone())
+        .or(spec.class_buffer_cells.clone())
+        .unwrap_or_default();
+    let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr]
+        .map(|v| v.map(|v| v as u32).unwrap_or(NONE));
+    let order = match &spec.priority {
+        Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
+        None => [0, 1, 2, 3, 4],
+    };
+    let rate_bps = mbps_to_bps(l.rate_mbps);
+    let transit_ps = nodes[to as usize].fabric.transit_ps();
+    let in_flight_max = ((prop + transit_ps) / cell_time_ps(rate_bps).max(1)) as usize + 2;
+    let impair = l.impairment.as_ref().map(|im| {
+        Box::new(Impairment {
+            loss: im.loss_probability,
+            error: im.error_probability,
+            misinsertion: im.misinsertion_probability,
+            extra_ps: us_to_ps(im.extra_delay_us),
+            variation_ps: im.delay_variation_us * 1e6,
+            last_at: 0,
+            crossing: Vec::new(),
+            scripted: if l.a == spec.name {
+                im.drop_cells_a_to_b.clone()
+            } else {
+                im.drop_cells_b_to_a.clone()
+            },
+            counted: 0,
+            rng: stream(
+                sc.run.seed,
+                &format!(
+                    "links.{}->{}.impairment",
+                    nodes[from as usize].name, nodes[to as usize].name
+                ),
+            ),
+        })
+    });
+    Port {
+        name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
+        node: from,
+        to,
+        rate_bps,
+        pacer: Pacer::new(rate_bps),
+        busy_until: 0,
+        tx_pending: false,
+        queue: Queue::new(
+            limit,
+            class_limit,
+            ps.and_then(|p| p.clp1_threshold_cells)
+                .or(spec.clp1_threshold_cells)
+                .map(|v| v as u32)
+                .unwrap_or(NONE),
+        ),
+        sched: match ClassSched::from_spec(spec, order) {
+            Some(s) => Scheduler::Class(s),
+            None => Scheduler::Strict(order),
+        },
+        cac: spec
+            .cac
+            .as_ref()
+            .filter(|_| spec.kind == NodeKind::Switch)
+            .map(|c| {
+                let policy = match c.policy {
+                    CacPolicySpec::Peak => CacPolicy::Peak,
+                    CacPolicySpec::Sustainable => CacPolicy::Sustainable,
+                    CacPolicySpec::EffectiveBandwidth => CacPolicy::EffectiveBandwidth {
+                        buffer_cells: c.buffer_cells.unwrap_or(1000.0),
+                        clr: c.clr.unwrap_or(1e-6),
+                    },
+                };
+                PortCac::new(l.rate_mbps, policy)
+            }),
+        cac_max_bps: 0,
+        cac_permanent_bps: 0,
+        frames: match spec.discard {
+            None | Some(DiscardSpec::Tail) => None,
+            Some(d) => Some(Box::new(FrameDiscard {
+                epd_threshold: if matches!(d, DiscardSpec::Epd | DiscardSpec::EpdPpd) {
+                    spec.epd_threshold_cells.unwrap_or(0) as u32
+                } else {
+                    NONE
+                },
+                ppd: matches!(d, DiscardSpec::Ppd | DiscardSpec::EpdPpd),
+                vcs: Vec::new(),
+            })),
+        },
+        group: NONE,
+        link: Link {
+            impair,
+            ..Link::new(prop, transit_ps, in_flight_max)
+        },
+        scheme: port_scheme(if spec.kind == NodeKind::Switch {
+            ps.and_then(|p| p.abr.as_ref()).or(spec.abr.as_ref())
+        } else {
+            None
+        }),
+        hp_tx: 0,
+        hp_mark: 0,
+        stats: PortStats::default(),
+    }
+}

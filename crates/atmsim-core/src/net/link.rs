@@ -1,0 +1,46 @@
+//! A directed channel (one direction of a duplex link): the cells in flight in FIFO order with
+//! their arrival times, one pending event for the head only (ns-3 `point-to-point-channel`: the
+//! channel owns propagation, the device owns serialization).
+//!
+//! The delay from the end of a cell's transmission to its arrival at the far node's output port
+//! is the propagation delay (5 us/km, or `delay_us`) plus the far node's fabric transit
+//! ([`crate::net::switch::Fabric::transit_ps`]): both are constant per channel, so adding them
+//! here keeps cells in order and the arrival exact without an event per fabric crossing.
+//! Impairments ([`crate::net::Impairment`]) may add delay but never reorder.
+
+use crate::net::Impairment;
+use crate::time::{SimDuration, SimTime};
+use crate::wire::Cell;
+use std::collections::VecDeque;
+
+pub struct Link {
+    /// Cells in flight and the time each reaches the far node.
+    pub(crate) pipe: VecDeque<(SimTime, Cell)>,
+    /// Propagation delay alone.
+    pub(crate) prop_ps: SimDuration,
+    /// Propagation + the receiving node's fabric transit.
+    pub(crate) delay_ps: SimDuration,
+    /// Whether the head cell's arrival event is in the event queue.
+    pub(crate) arrive_pending: bool,
+    /// The link's impairment model, if any.
+    pub(crate) impair: Option<Box<Impairment>>,
+}
+
+impl Link {
+    /// A channel of this propagation delay into a node whose fabric takes `transit_ps`; room for
+    /// `in_flight` cells is reserved up front.
+    pub fn new(prop_ps: SimDuration, transit_ps: SimDuration, in_flight: usize) -> Self {
+        Link {
+            pipe: VecDeque::with_capacity(in_flight),
+            prop_ps,
+            delay_ps: prop_ps + transit_ps,
+            arrive_pending: false,
+            impair: None,
+        }
+    }
+
+    /// Cells on the wire now.
+    pub fn in_flight(&self) -> usize {
+        self.pipe.len()
+    }
+}
