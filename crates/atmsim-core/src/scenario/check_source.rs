@@ -1,0 +1,252 @@
+//! Semantic checks of a traffic source: only the keys of its kind, their ranges, the MPEG-2
+//! model's parameters (errors mapped to the key that set them) and the TCP parameters.
+
+use super::{non_negative, positive, Res, ScenarioError, SourceKind, SourceSpec, TcpSpec};
+
+fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
+    let int_in = |k: &str, v: Option<i64>, lo: i64, hi: i64, why: &str| -> Res<()> {
+        match v {
+            Some(v) if !(lo..=hi).contains(&v) => Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                format!("must be in {lo}..={hi}{why}, got {v}"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    int_in(
+        "mtu_bytes",
+        t.mtu_bytes,
+        88,
+        65_527,
+        " (an AAL5 frame holds at most 65,535 bytes with LLC/SNAP)",
+    )?;
+    let mtu = t.mtu_bytes.unwrap_or(9180);
+    int_in(
+        "mss_bytes",
+        t.mss_bytes,
+        1,
+        mtu - 40,
+        " (MTU minus 40 bytes of TCP/IP headers)",
+    )?;
+    let mss = t.mss_bytes.unwrap_or(512);
+    let scaled = t.window_scale.unwrap_or(false);
+    let max_win = if scaled { 65_535i64 << 14 } else { 65_535 };
+    let why = if scaled {
+        " (65,535 x 2^14 with window scaling)"
+    } else {
+        " (set window_scale = true for larger windows)"
+    };
+    int_in(
+        "window_bytes",
+        t.window_bytes,
+        mss,
+        max_win,
+        &format!(" (at least one MSS{why})"),
+    )?;
+    if t.window_bytes.is_none() && mss > 65_535 {
+        return Err(ScenarioError::new(
+            format!("{p}.window_bytes"),
+            "the default window (65,535) is smaller than the MSS",
+        ));
+    }
+    for (k, v) in [
+        ("delack_ms", t.delack_ms),
+        ("timer_granularity_ms", t.timer_granularity_ms),
+        ("rto_min_ms", t.rto_min_ms),
+        ("rto_initial_s", t.rto_initial_s),
+        ("rto_max_s", t.rto_max_s),
+    ] {
+        if let Some(v) = v {
+            positive(&format!("{p}.{k}"), v)?;
+        }
+    }
+    let rto_min_s = t
+        .rto_min_ms
+        .unwrap_or(2.0 * t.timer_granularity_ms.unwrap_or(100.0))
+        / 1e3;
+    if let Some(m) = t.rto_max_s {
+        if m < rto_min_s {
+            return Err(ScenarioError::new(
+                format!("{p}.rto_max_s"),
+                format!("must be >= rto_min ({rto_min_s} s)"),
+            ));
+        }
+    }
+    int_in(
+        "initial_cwnd_segments",
+        t.initial_cwnd_segments,
+        1,
+        1000,
+        "",
+    )?;
+    int_in("bytes", t.bytes, 1, 1 << 50, "")?;
+    Ok(())
+}
+
+pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
+    use SourceKind::*;
+    let allowed: &[&str] = match s.kind {
+        Cbr => &["rate_mbps", "start_s", "stop_s", "frame_bytes"],
+        Persistent => &["peak_mbps", "start_s", "stop_s", "frame_bytes"],
+        Onoff => &[
+            "peak_mbps",
+            "duty_cycle",
+            "period_s",
+            "exponential",
+            "start_s",
+            "stop_s",
+            "frame_bytes",
+        ],
+        Mpeg2 => &[
+            "mean_mbps",
+            "std_mbps",
+            "hurst",
+            "fgn",
+            "sources",
+            "min_rate_mbps",
+            "max_rate_mbps",
+            "peak_mbps",
+            "interval_min_s",
+            "interval_max_s",
+            "start_s",
+            "stop_s",
+            "frame_bytes",
+        ],
+        Tcp => &["tcp", "start_s"],
+        None => &[],
+    };
+    let present = [
+        ("rate_mbps", s.rate_mbps.is_some()),
+        ("peak_mbps", s.peak_mbps.is_some()),
+        ("duty_cycle", s.duty_cycle.is_some()),
+        ("period_s", s.period_s.is_some()),
+        ("exponential", s.exponential.is_some()),
+        ("start_s", s.start_s != 0.0),
+        ("stop_s", s.stop_s.is_some()),
+        ("frame_bytes", s.frame_bytes.is_some()),
+        ("shape", s.shape.is_some() && s.kind == None),
+        ("mean_mbps", s.mean_mbps.is_some()),
+        ("std_mbps", s.std_mbps.is_some()),
+        ("hurst", s.hurst.is_some()),
+        ("fgn", s.fgn.is_some()),
+        ("sources", s.sources.is_some()),
+        ("min_rate_mbps", s.min_rate_mbps.is_some()),
+        ("max_rate_mbps", s.max_rate_mbps.is_some()),
+        ("interval_min_s", s.interval_min_s.is_some()),
+        ("interval_max_s", s.interval_max_s.is_some()),
+        ("tcp", s.tcp.is_some()),
+    ];
+    let kind = serde_json::to_string(&s.kind).unwrap();
+    for (k, has) in present {
+        if has && !allowed.contains(&k) {
+            return Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                format!(
+                    "not used by kind {kind}; its keys are: {}",
+                    if allowed.is_empty() {
+                        "none".into()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+    let need = |k: &str, v: Option<f64>| {
+        v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")))
+    };
+    match s.kind {
+        Cbr => positive(&format!("{p}.rate_mbps"), need("rate_mbps", s.rate_mbps)?)?,
+        Persistent => {
+            if let Some(v) = s.peak_mbps {
+                positive(&format!("{p}.peak_mbps"), v)?
+            }
+        }
+        Onoff => {
+            positive(&format!("{p}.peak_mbps"), need("peak_mbps", s.peak_mbps)?)?;
+            let d = need("duty_cycle", s.duty_cycle)?;
+            if !(d > 0.0 && d <= 1.0) {
+                return Err(ScenarioError::new(
+                    format!("{p}.duty_cycle"),
+                    format!("must be in (0, 1], got {d}"),
+                ));
+            }
+            positive(&format!("{p}.period_s"), need("period_s", s.period_s)?)?;
+        }
+        Mpeg2 => {
+            need("mean_mbps", s.mean_mbps)?;
+            need("std_mbps", s.std_mbps)?;
+            if let Some(n) = s.sources {
+                if !(1..=1000).contains(&n) {
+                    return Err(ScenarioError::new(
+                        format!("{p}.sources"),
+                        format!("must be an integer in 1..=1000, got {n}"),
+                    ));
+                }
+            }
+            use crate::fgn::FgnError as F;
+            use crate::video::VideoError as V;
+            if let Err(e) = s.video_params().validate() {
+                let key = match &e {
+                    V::Fgn(F::HurstOutOfRange(_)) => "hurst",
+                    V::Fgn(F::BadStd(_)) => "std_mbps",
+                    // a bound the file or --set gives is named: "a rate bound below the mean"
+                    V::MeanOutsideBounds { mean, max, .. }
+                        if mean > max && s.max_rate_mbps.is_some() =>
+                    {
+                        "max_rate_mbps"
+                    }
+                    V::MeanOutsideBounds { mean, min, .. }
+                        if mean < min && s.min_rate_mbps.is_some() =>
+                    {
+                        "min_rate_mbps"
+                    }
+                    V::Fgn(_) | V::NonPositiveMean(_) | V::MeanOutsideBounds { .. } => "mean_mbps",
+                    V::RateBounds { .. } => "max_rate_mbps",
+                    V::Peak(_) => "peak_mbps",
+                    V::Interval { .. } => "interval_min_s",
+                    V::NoSources => "sources",
+                };
+                return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
+            }
+        }
+        Tcp => validate_tcp(
+            &format!("{p}.tcp"),
+            s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
+        )?,
+        None => {}
+    }
+    for k in ["rate_mbps", "peak_mbps"] {
+        let v = if k == "rate_mbps" {
+            s.rate_mbps
+        } else {
+            s.peak_mbps
+        };
+        if let Some(v) = v {
+            if v > 1e6 {
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    "must be at most 1e6",
+                ));
+            }
+        }
+    }
+    non_negative(&format!("{p}.start_s"), s.start_s)?;
+    if let Some(stop) = s.stop_s {
+        if !(stop.is_finite() && stop > s.start_s) {
+            return Err(ScenarioError::new(
+                format!("{p}.stop_s"),
+                format!("must be > start_s ({})", s.start_s),
+            ));
+        }
+    }
+    if let Some(f) = s.frame_bytes {
+        if !(1..=crate::wire::AAL5_MAX_SDU as i64).contains(&f) {
+            return Err(ScenarioError::new(
+                format!("{p}.frame_bytes"),
+                format!("must be an integer in 1..=65535 (AAL5 CPCS-SDU), got {f}"),
+            ));
+        }
+    }
+    Ok(())
+}

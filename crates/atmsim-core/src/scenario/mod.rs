@@ -1,0 +1,167 @@
+//! The scenario file model: serde structures with defaults and documentation, strict parsing
+//! (unknown keys are errors), semantic validation with key paths, and the JSON Schema export.
+//!
+//! The schema is defined here once. The Python front end reads TOML, resolves `extends` and
+//! `--set`, and hands the merged document to [`parse`] as JSON; every error comes back as a
+//! [`ScenarioError`] with a key path such as `connections[3].source.rate_mbps`.
+//!
+//! This file holds the root ([`Scenario`], [`RunSpec`]), parsing, the schema export and the small
+//! numeric checkers; the sections of a scenario have one file each (`topology`: nodes, ports,
+//! links; `connection`: connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system
+//! parameters; `source`: traffic sources; `calls`: switched calls and CAC), and the semantic
+//! checks live in `check` (with `check_connection` and `check_source`). Every type is
+//! re-exported here, so `crate::scenario::X` names it whatever file it is in.
+
+mod abr;
+mod calls;
+mod check;
+mod check_connection;
+mod check_source;
+mod connection;
+mod source;
+mod topology;
+
+pub use abr::*;
+pub use calls::*;
+pub use check::validate;
+pub use connection::*;
+pub use source::*;
+pub use topology::*;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A scenario error: the key path and what is wrong or allowed there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub(crate) type Res<T> = Result<T, ScenarioError>;
+
+/// A whole scenario: the network, its connections and how long to run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What this scenario is, citing its source (seed file and section) where it has one.
+    pub description: String,
+    /// Run settings.
+    pub run: RunSpec,
+    /// End systems and switches.
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    /// Duplex links between nodes.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Virtual connections.
+    #[serde(default)]
+    pub connections: Vec<ConnectionSpec>,
+    /// Switched connections set up during the run by call arrivals, through CAC.
+    #[serde(default)]
+    pub calls: Vec<CallSpec>,
+}
+
+/// Run settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Simulated time to run, seconds (> 0).
+    pub duration_s: f64,
+    /// Master seed; every random component derives its own stream from it and its name.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s).
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Interval of the time series, seconds (> 0; default duration_s / 1000).
+    #[serde(default)]
+    pub sample_interval_s: Option<f64>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// Parse a scenario from JSON text: unknown keys and wrong types are errors with their path,
+/// then the semantic checks of [`validate`] run.
+pub fn parse(json: &str) -> Res<Scenario> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        ScenarioError::new(path, clean_serde_message(&e.inner().to_string()))
+    })?;
+    validate(&sc)?;
+    Ok(sc)
+}
+
+fn clean_serde_message(m: &str) -> String {
+    // serde_json appends " at line L column C" (of the generated JSON, meaningless to users)
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}
+
+/// The JSON Schema of the scenario format.
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
+}
+
+pub(crate) fn positive(path: &str, v: f64) -> Res<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("must be a number > 0, got {v}"),
+        ))
+    }
+}
+
+pub(crate) fn non_negative(path: &str, v: f64) -> Res<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("must be a number >= 0, got {v}"),
+        ))
+    }
+}
+
+pub(crate) fn positive_int(path: &str, v: i64) -> Res<()> {
+    if v > 0 && v <= u32::MAX as i64 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("must be an integer in 1..={}, got {v}", u32::MAX),
+        ))
+    }
+}
+
+pub(crate) fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
+    if let Some(cb) = cb {
+        for (cat, v) in cb.entries() {
+            if let Some(v) = v {
+                positive_int(&format!("{path}.{}", cat.name()), v)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

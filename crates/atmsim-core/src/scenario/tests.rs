@@ -1,0 +1,229 @@
+//! End-to-end tests of [`parse`]: JSON text in, a scenario or an error with its key path out
+//! (serde's structural errors and the semantic checks of `validate` alike), and the schema export.
+//! [`base_json`] is a valid minimal scenario for tests to modify.
+
+use super::*;
+
+pub fn base_json() -> serde_json::Value {
+    serde_json::json!({
+        "description": "test",
+        "run": {"duration_s": 0.01},
+        "nodes": [
+            {"name": "h1", "kind": "host"},
+            {"name": "A", "kind": "switch", "buffer_cells": 100},
+            {"name": "h2", "kind": "host"}
+        ],
+        "links": [
+            {"a": "h1", "b": "A", "rate_mbps": 149.76, "length_km": 1.0},
+            {"a": "A", "b": "h2", "rate_mbps": 149.76, "delay_us": 5.0}
+        ],
+        "connections": [
+            {"name": "c1", "route": ["h1", "A", "h2"], "category": "cbr",
+             "source": {"kind": "cbr", "rate_mbps": 10.0}}
+        ]
+    })
+}
+
+fn err(v: serde_json::Value) -> ScenarioError {
+    parse(&v.to_string()).unwrap_err()
+}
+
+#[test]
+fn base_is_valid() {
+    parse(&base_json().to_string()).unwrap();
+}
+
+#[test]
+fn unknown_key_has_path() {
+    let mut v = base_json();
+    v["connections"][0]["source"]["rate_mpbs"] = 3.into();
+    let e = err(v);
+    assert_eq!(e.path, "connections[0].source.rate_mpbs");
+    assert!(e.message.contains("unknown field"), "{}", e.message);
+}
+
+#[test]
+fn wrong_type_has_path() {
+    let mut v = base_json();
+    v["links"][1]["rate_mbps"] = "fast".into();
+    assert_eq!(err(v).path, "links[1].rate_mbps");
+}
+
+#[test]
+fn semantic_errors_have_paths() {
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        ("/links/0/rate_mbps", 0.0.into(), "links[0].rate_mbps"),
+        ("/links/0/length_km", (-1.0).into(), "links[0].length_km"),
+        ("/run/duration_s", (-1.0).into(), "run.duration_s"),
+        ("/nodes/1/buffer_cells", 0.into(), "nodes[1].buffer_cells"),
+        ("/links/0/b", "Z".into(), "links[0].b"),
+        (
+            "/connections/0/route/1",
+            "Z".into(),
+            "connections[0].route[1]",
+        ),
+        ("/nodes/2/name", "A".into(), "nodes[2].name"),
+    ];
+    for (ptr, val, path) in cases {
+        let mut v = base_json();
+        *v.pointer_mut(ptr).unwrap() = val;
+        assert_eq!(err(v).path, path);
+    }
+    let mut v = base_json();
+    v["connections"][0]["route"] = serde_json::json!(["h1", "h2"]);
+    let e = err(v);
+    assert_eq!(e.path, "connections[0].route[1]");
+    assert!(e.message.contains("no link"));
+}
+
+#[test]
+fn source_keys_must_fit_kind() {
+    let mut v = base_json();
+    v["connections"][0]["source"]["duty_cycle"] = 0.5.into();
+    assert_eq!(err(v).path, "connections[0].source.duty_cycle");
+    let mut v = base_json();
+    v["connections"][0]["source"] =
+        serde_json::json!({"kind": "onoff", "peak_mbps": 10.0, "period_s": 0.01});
+    assert_eq!(err(v).path, "connections[0].source.duty_cycle");
+}
+
+#[test]
+fn mpeg2_bad_input_has_key_paths() {
+    let cases: Vec<(serde_json::Value, &str)> = vec![
+        (serde_json::json!({"hurst": 0.5}), "hurst"),
+        (serde_json::json!({"hurst": 1.0}), "hurst"),
+        (serde_json::json!({"mean_mbps": -1.0}), "mean_mbps"),
+        (serde_json::json!({"std_mbps": -1.0}), "std_mbps"),
+        (serde_json::json!({"max_rate_mbps": 5.0}), "max_rate_mbps"),
+        (serde_json::json!({"mean_mbps": 20.0}), "mean_mbps"),
+        (
+            serde_json::json!({"interval_min_s": 0.2, "interval_max_s": 0.1}),
+            "interval_min_s",
+        ),
+        (serde_json::json!({"sources": 0}), "sources"),
+    ];
+    for (change, key) in cases {
+        let mut v = base_json();
+        let mut src = serde_json::json!({"kind": "mpeg2", "mean_mbps": 7.5, "std_mbps": 7.0});
+        src.as_object_mut()
+            .unwrap()
+            .extend(change.as_object().unwrap().clone());
+        v["connections"][0]["source"] = src;
+        let e = err(v);
+        assert_eq!(
+            e.path,
+            format!("connections[0].source.{key}"),
+            "{change}: {}",
+            e.message
+        );
+    }
+}
+
+#[test]
+fn tcp_bad_input_has_key_paths() {
+    let cases: Vec<(serde_json::Value, &str, &str)> = vec![
+        (serde_json::json!({"mss_bytes": 0}), "mss_bytes", "1..=9140"),
+        (
+            serde_json::json!({"mss_bytes": 9141}),
+            "mss_bytes",
+            "MTU minus 40",
+        ),
+        (
+            serde_json::json!({"mtu_bytes": 70000}),
+            "mtu_bytes",
+            "65,535",
+        ),
+        (
+            serde_json::json!({"mss_bytes": 1000, "window_bytes": 999}),
+            "window_bytes",
+            "at least one MSS",
+        ),
+        (
+            serde_json::json!({"window_bytes": 1048576}),
+            "window_bytes",
+            "window_scale",
+        ),
+        (
+            serde_json::json!({"timer_granularity_ms": 0.0}),
+            "timer_granularity_ms",
+            "> 0",
+        ),
+        (serde_json::json!({"delack_ms": -1.0}), "delack_ms", "> 0"),
+        (
+            serde_json::json!({"rto_min_ms": 500.0, "rto_max_s": 0.1}),
+            "rto_max_s",
+            "rto_min",
+        ),
+        (
+            serde_json::json!({"recovery": "vegas"}),
+            "recovery",
+            "unknown variant",
+        ),
+        (serde_json::json!({"bytes": 0}), "bytes", "1..="),
+        (
+            serde_json::json!({"windows": 1}),
+            "windows",
+            "unknown field",
+        ),
+    ];
+    for (tcp, key, msg) in cases {
+        let mut v = base_json();
+        v["connections"][0]["source"] = serde_json::json!({"kind": "tcp", "tcp": tcp});
+        let e = err(v);
+        assert_eq!(
+            e.path,
+            format!("connections[0].source.tcp.{key}"),
+            "{tcp}: {}",
+            e.message
+        );
+        assert!(e.message.contains(msg), "{tcp}: {}", e.message);
+    }
+    // a TCP connection's reverse direction carries its ACKs
+    let mut v = base_json();
+    v["connections"][0]["source"] = serde_json::json!({"kind": "tcp"});
+    v["connections"][0]["bidirectional"] = true.into();
+    v["connections"][0]["reverse_source"] = serde_json::json!({"kind": "cbr", "rate_mbps": 1.0});
+    assert_eq!(err(v).path, "connections[0].reverse_source");
+    // stop_s is not a TCP key (a finite transfer is tcp.bytes)
+    let mut v = base_json();
+    v["connections"][0]["source"] = serde_json::json!({"kind": "tcp", "stop_s": 1.0});
+    assert_eq!(err(v).path, "connections[0].source.stop_s");
+}
+
+#[test]
+fn cac_and_discard_bad_input_has_key_paths() {
+    let mut v = base_json();
+    v["nodes"][1]["cac"] = serde_json::json!({"policy": "greedy"});
+    let e = err(v);
+    assert_eq!(e.path, "nodes[1].cac.policy");
+    assert!(
+        e.message.contains("unknown variant") && e.message.contains("effective_bandwidth"),
+        "{}",
+        e.message
+    );
+    let mut v = base_json();
+    v["nodes"][1]["discard"] = "epd".into();
+    v["nodes"][1]["epd_threshold_cells"] = 500.into(); // buffer is 100
+    assert_eq!(err(v).path, "nodes[1].epd_threshold_cells");
+    let mut v = base_json();
+    v["nodes"][1]["class_min_mbps"] = serde_json::json!({"ubr": 50.0});
+    v["nodes"][1]["class_max_mbps"] = serde_json::json!({"ubr": 10.0});
+    assert_eq!(err(v).path, "nodes[1].class_min_mbps.ubr");
+    let mut v = base_json();
+    v["calls"] = serde_json::json!([{"arrival_rate_per_s": 1.0, "holding_s": 1.0,
+        "connection": {"name": "k", "route": ["h1", "A", "h2"], "category": "cbr", "source": {"kind": "none"}}}]);
+    assert_eq!(err(v).path, "calls[0].connection.contract");
+    let mut v = base_json();
+    v["nodes"][0]["call_processing_us"] = 5.0.into();
+    assert_eq!(err(v).path, "nodes[0].call_processing_us");
+    let mut v = base_json();
+    v["nodes"][1]["call_processing_us"] = (-1.0).into();
+    assert_eq!(err(v).path, "nodes[1].call_processing_us");
+}
+
+#[test]
+fn schema_exports() {
+    let s = json_schema();
+    let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert!(v["properties"]["connections"].is_object());
+}

@@ -1,0 +1,252 @@
+//! The network of a scenario (`nodes[]`, `links[]`): node kinds, the TM 4.0 service categories
+//! and per-category values, output ports with their buffers, schedulers and frame-aware discard
+//! (seed 002; Romanow and Floyd 1995), shared buffers (seed 004), duplex links and their
+//! impairments (seed 001 section 4.2).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{AbrSchemeSpec, CacSpec};
+
+/// Kind of node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end system: sources and sinks of connections, one output port per link.
+    Host,
+    /// An output-buffered switch.
+    Switch,
+}
+
+/// ATM service categories (TM 4.0), in default strict-priority order.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+pub enum Category {
+    #[serde(rename = "cbr")]
+    Cbr = 0,
+    #[serde(rename = "rt-vbr")]
+    RtVbr = 1,
+    #[serde(rename = "nrt-vbr")]
+    NrtVbr = 2,
+    #[serde(rename = "abr")]
+    Abr = 3,
+    #[serde(rename = "ubr")]
+    Ubr = 4,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::Cbr,
+        Category::RtVbr,
+        Category::NrtVbr,
+        Category::Abr,
+        Category::Ubr,
+    ];
+    pub fn name(self) -> &'static str {
+        ["cbr", "rt-vbr", "nrt-vbr", "abr", "ubr"][self as usize]
+    }
+}
+
+/// A value per service category (buffer limits in cells, rates in Mb/s, weights).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PerClass<T> {
+    pub cbr: Option<T>,
+    #[serde(rename = "rt-vbr")]
+    pub rt_vbr: Option<T>,
+    #[serde(rename = "nrt-vbr")]
+    pub nrt_vbr: Option<T>,
+    pub abr: Option<T>,
+    pub ubr: Option<T>,
+}
+
+/// Per-category buffer limits, cells.
+pub type ClassBuffers = PerClass<i64>;
+
+impl<T: Copy> PerClass<T> {
+    /// The values in category order (CBR, rt-VBR, nrt-VBR, ABR, UBR).
+    pub fn entries(&self) -> [(Category, Option<T>); 5] {
+        [
+            (Category::Cbr, self.cbr),
+            (Category::RtVbr, self.rt_vbr),
+            (Category::NrtVbr, self.nrt_vbr),
+            (Category::Abr, self.abr),
+            (Category::Ubr, self.ubr),
+        ]
+    }
+}
+
+/// An end system or a switch.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name.
+    pub name: String,
+    /// `host` or `switch`.
+    pub kind: NodeKind,
+    /// Switch fabric (processing) delay added to every cell entering the switch, microseconds (>= 0).
+    #[serde(default)]
+    pub fabric_delay_us: f64,
+    /// Switched calls: the time this switch takes to process a SETUP (CAC included) and a
+    /// CONNECT, microseconds (>= 0, default 0).
+    #[serde(default)]
+    pub call_processing_us: f64,
+    /// Buffer limit of each output port, cells (> 0); absent = unlimited.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// Buffer limit per service category within each output port, cells (> 0).
+    #[serde(default)]
+    pub class_buffer_cells: Option<ClassBuffers>,
+    /// Strict-priority order of the service categories (a permutation of all five).
+    #[serde(default)]
+    pub priority: Option<Vec<Category>>,
+    /// Port scheduler: "priority" (strict, default) or "wrr" (weighted round robin over the
+    /// categories with `class_weights`).
+    #[serde(default)]
+    pub scheduler: Option<SchedulerSpec>,
+    /// WRR: cells per round for each category (integer >= 1, default 1).
+    #[serde(default)]
+    pub class_weights: Option<PerClass<i64>>,
+    /// Minimum guaranteed bandwidth per category, Mb/s: served ahead of the scheduler while the
+    /// category is below it (seed 003's per-QoS buffer configuration).
+    #[serde(default)]
+    pub class_min_mbps: Option<PerClass<f64>>,
+    /// Maximum allocated bandwidth per category, Mb/s: a category never sends faster, even on an
+    /// idle link (seed 003's per-QoS buffer configuration).
+    #[serde(default)]
+    pub class_max_mbps: Option<PerClass<f64>>,
+    /// Settings of single output ports, overriding the node's.
+    #[serde(default)]
+    pub ports: Vec<PortSpec>,
+    /// Groups of this node's output ports sharing one buffer.
+    #[serde(default)]
+    pub shared_buffers: Vec<SharedBufferSpec>,
+    /// ABR feedback scheme of every output port of this switch.
+    #[serde(default)]
+    pub abr: Option<AbrSchemeSpec>,
+    /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells.
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
+    /// Connection admission control at this switch's output ports (calls and permanent
+    /// connections with a contract are admitted against the port's capacity).
+    #[serde(default)]
+    pub cac: Option<CacSpec>,
+    /// Frame-aware discard at this switch's ports for AAL5 connections: "tail" (default),
+    /// "epd", "ppd" or "epd+ppd" (seed 002; Romanow and Floyd 1995).
+    #[serde(default)]
+    pub discard: Option<DiscardSpec>,
+    /// EPD: a new frame is refused while the port queue holds at least this many cells
+    /// (<= buffer_cells).
+    #[serde(default)]
+    pub epd_threshold_cells: Option<i64>,
+}
+
+/// Frame-aware discard policies of a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum DiscardSpec {
+    /// Drop each cell that does not fit.
+    #[serde(rename = "tail")]
+    Tail,
+    /// Early Packet Discard: refuse whole new frames above `epd_threshold_cells`.
+    #[serde(rename = "epd")]
+    Epd,
+    /// Partial Packet Discard: after a cell of a frame is lost, drop the rest of that frame
+    /// except its last cell.
+    #[serde(rename = "ppd")]
+    Ppd,
+    /// Both.
+    #[serde(rename = "epd+ppd")]
+    EpdPpd,
+}
+
+/// Port schedulers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerSpec {
+    Priority,
+    Wrr,
+}
+
+/// Settings of one output port, named by the neighbour it sends to.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortSpec {
+    /// The neighbour node this port's link leads to.
+    pub to: String,
+    /// Buffer limit, cells (> 0).
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// Buffer limit per service category, cells (> 0).
+    #[serde(default)]
+    pub class_buffer_cells: Option<ClassBuffers>,
+    /// ABR feedback scheme of this port (overrides the node's).
+    #[serde(default)]
+    pub abr: Option<AbrSchemeSpec>,
+    /// Selective discard threshold for CLP = 1 cells (overrides the node's).
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
+}
+
+/// A buffer shared by several output ports of one node (seed 004: one buffer per port pair).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBufferSpec {
+    /// The output ports, named by their neighbour nodes.
+    pub ports: Vec<String>,
+    /// Cells the group holds in total (> 0).
+    pub buffer_cells: i64,
+}
+
+/// A duplex link: the same rate and delay in both directions.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end (a node name).
+    pub a: String,
+    /// The other end (a node name).
+    pub b: String,
+    /// Line rate in Mb/s of 53-byte cells (> 0), e.g. 149.76 for the OC-3 payload rate.
+    pub rate_mbps: f64,
+    /// Length in km (> 0); propagation 5 us/km. Give this or `delay_us`.
+    #[serde(default)]
+    pub length_km: Option<f64>,
+    /// Propagation delay in microseconds (>= 0). Give this or `length_km`.
+    #[serde(default)]
+    pub delay_us: Option<f64>,
+    /// Link impairments (seed 001's analyzer/emulator), applied in both directions.
+    #[serde(default)]
+    pub impairment: Option<ImpairmentSpec>,
+}
+
+/// A link impairment model: independent per-cell events (seed 001 section 4.2: the ATM analyzer
+/// and emulator used to exercise CER, CLR, CMR, CTD and CDV).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairmentSpec {
+    /// Probability that a cell is lost on the link, in [0, 1].
+    #[serde(default)]
+    pub loss_probability: f64,
+    /// Probability that a cell's payload is errored, in [0, 1].
+    #[serde(default)]
+    pub error_probability: f64,
+    /// Probability that a cell's header is corrupted into that of another connection crossing
+    /// the link (lost to its own, misinserted into the other), in [0, 1].
+    #[serde(default)]
+    pub misinsertion_probability: f64,
+    /// Constant extra delay, us (>= 0).
+    #[serde(default)]
+    pub extra_delay_us: f64,
+    /// Extra delay drawn uniformly from [0, delay_variation_us] per cell, us (>= 0); cells keep
+    /// their order (a cell never overtakes the one before it).
+    #[serde(default)]
+    pub delay_variation_us: f64,
+    /// Cells to lose deterministically in the direction a -> b: their numbers in the order
+    /// they enter the link, counted from 1 (an emulator's scripted loss, for experiments that
+    /// need one known drop).
+    #[serde(default)]
+    pub drop_cells_a_to_b: Vec<u64>,
+    /// The same for the direction b -> a.
+    #[serde(default)]
+    pub drop_cells_b_to_a: Vec<u64>,
+}
