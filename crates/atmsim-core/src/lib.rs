@@ -26,8 +26,9 @@
 //! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
 //!   ERICA+ port schemes.
 //! - [`policing`]: GCRA (I.371) in both forms, single and dual, UPC (discard or tag), traffic
-//!   mapping to PCR/SCR/MBS (seed 001 Table 7), Erlang-B, effective bandwidth and port CAC,
+//!   mapping to PCR/SCR/MBS (seed 001 Table 7), contracts fitted to a recorded stream,
 //!   SECBR/CER/CLR/CMR block counting.
+//! - [`cac`]: connection admission control: Erlang-B, effective bandwidth and port CAC.
 //! - [`metrics`]: counters, drop reasons, the summary and the columnar time series.
 //! - [`scenario`]: the scenario model (serde + JSON Schema), strict parsing and validation with
 //!   key paths.
@@ -38,6 +39,7 @@
 
 pub mod abr;
 pub mod build;
+pub mod cac;
 pub mod engine;
 pub mod fgn;
 pub mod metrics;
