@@ -23,8 +23,9 @@
 //!   the [`video::Multiplex`] of N such sources on one connection.
 //! - [`tcp`]: BSD-style TCP (Reno family, coarse timers, delayed ACK, Nagle, window scaling)
 //!   carried one segment per AAL5 frame.
-//! - [`abr`]: TM 4.0 ABR source and destination end systems, EFCI, relative rate, ERICA and
-//!   ERICA+ port schemes.
+//! - [`abr`]: TM 4.0 ABR source ([`abr::source`]) and destination ([`abr::dest`]) end systems;
+//!   the port feedback schemes ([`abr::switch`]: EFCI, relative rate, ERICA and ERICA+) behind
+//!   the [`abr::PortScheme`] enum and the [`abr::SwitchScheme`] hooks.
 //! - [`policing`]: GCRA (I.371) in both forms, single and dual, UPC (discard or tag), traffic
 //!   mapping to PCR/SCR/MBS (seed 001 Table 7), contracts fitted to a recorded stream,
 //!   SECBR/CER/CLR/CMR block counting.

@@ -1,0 +1,105 @@
+//! TM 4.0 ABR destination end system (DES rules 1-4) of a one-way connection.
+//!
+//! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10, rule numbers as in
+//! `../shared/SPEC-ABR.md`. The destination turns each forward RM cell around at once into its
+//! host's output port (DES rule 4 "as the reverse path allows"); a bidirectional connection's
+//! turnaround is done by the other end's [`super::AbrSource`] instead. With TCP over ABR it
+//! also holds the TCP receiver, whose ACKs go back on the reverse direction.
+
+use super::{RM_BN, RM_CI, RM_DIR};
+use crate::tcp::TcpReceiver;
+use crate::traffic::{Application, Ctx};
+use crate::wire::{Cell, H_CLP, H_EFCI, H_RM};
+
+/// TM 4.0 destination end system (DES rules 1-2): remembers the EFCI state of the last data
+/// cell and turns every forward RM cell around.
+#[derive(Clone, Debug, Default)]
+pub struct AbrDest {
+    efci: bool,
+    pub brm_sent: u64,
+    /// TCP over ABR: the TCP receiver at the destination host; its ACKs go back on the
+    /// reverse direction (the flow that carries the backward RM cells).
+    pub tcp: Option<Box<TcpReceiver>>,
+}
+
+impl Application for AbrDest {
+    fn on_timer(&mut self, ctx: &mut Ctx) {
+        if let Some(r) = &mut self.tcp {
+            r.on_timer(ctx.now, ctx);
+            if let Some(t) = r.next_timer() {
+                ctx.set_timer(t.max(ctx.now));
+            }
+        }
+    }
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, tag: u32) {
+        if let Some(r) = &mut self.tcp {
+            r.on_segment(ctx.now, sdu, tag, ctx);
+            if let Some(t) = r.next_timer() {
+                ctx.set_timer(t.max(ctx.now));
+            }
+        }
+    }
+    fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
+        if !cell.is_rm() {
+            self.efci = cell.hdr & H_EFCI != 0; // rule 1
+            return;
+        }
+        if cell.rm.bits & RM_DIR != 0 {
+            return;
+        }
+        let mut b = Cell {
+            hdr: H_RM | (cell.hdr & H_CLP),
+            rm: cell.rm,
+            ..Default::default()
+        };
+        b.rm.bits = (b.rm.bits | RM_DIR) & !RM_BN; // rule 2
+        if self.efci {
+            b.rm.bits |= RM_CI;
+            self.efci = false;
+        }
+        ctx.send_cell(b);
+        self.brm_sent += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::stream;
+    use crate::wire::RmFields;
+
+    #[test]
+    fn destination_turns_frm_around_with_ci_from_efci() {
+        let mut d = AbrDest::default();
+        let mut rng = stream(1, "t");
+        let frm = Cell {
+            hdr: H_RM,
+            rm: RmFields {
+                er: 150.0,
+                ccr: 40.0,
+                mcr: 0.0,
+                bits: 0,
+            },
+            ..Default::default()
+        };
+        let mut ctx = Ctx::new(0, &mut rng);
+        d.on_cell(
+            &mut ctx,
+            &Cell {
+                hdr: H_EFCI,
+                ..Default::default()
+            },
+        );
+        d.on_cell(&mut ctx, &frm);
+        let b = ctx.cell_requested().unwrap();
+        assert_eq!(b.rm.bits, RM_DIR | RM_CI);
+        assert_eq!(b.rm.ccr, 40.0);
+        let mut ctx = Ctx::new(0, &mut rng);
+        d.on_cell(&mut ctx, &frm);
+        assert_eq!(
+            ctx.cell_requested().unwrap().rm.bits,
+            RM_DIR,
+            "EFCI state cleared after use"
+        );
+    }
+}
