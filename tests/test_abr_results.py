@@ -3,6 +3,7 @@ writing and reading every series, plots and the CLI table."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -60,17 +61,85 @@ def test_plot_command_on_abr_example(tmp_path: Path, capsys) -> None:
     assert str(out / "acr.png") in printed and str(out / "abr_ports.png") in printed
 
 
+TWO_WAY = REPO / "scenarios" / "examples" / "abr-two-way.toml"
+TWO_WAY_S = 0.5  # run.duration_s
+ONE_WAY_S = (1 + 1000 + 1) * 5e-6  # h-A, A-B, B-d at 5 us/km
+LINK_MBPS = 155.52
+NRM = 32  # TM 4.0 default, not set by the example
+CELL_BITS = 53 * 8
+
+
 def test_bidirectional_abr_example() -> None:
     # scenarios/examples/abr-two-way.toml: the forward loop settles at ERICA's target, the far end
-    # turns every forward RM cell around in rate (or overwrites it while waiting), the near end
-    # those of the reverse direction; conservation holds both ways
-    r = atmsim.run(REPO / "scenarios" / "examples" / "abr-two-way.toml")
+    # turns every forward RM cell around in rate, the near end those of the reverse direction;
+    # conservation holds both ways
+    r = atmsim.run(TWO_WAY)
     x, rev = r.summary["connections"]["x"], r.summary["connections"]["x.reverse"]
     assert x["acr_final_mbps"] == pytest.approx(0.9 * 155.52, rel=0.01)
     for c in (x, rev):
-        assert c["brm_turned_around"] > 0 and c["brm_overwritten"] >= 0
+        # nothing is overwritten: at d the reverse source (ACR from ICR 20 Mb/s up) has an
+        # opportunity within 21 us, before x's next FRM can arrive (Nrm cell times of the
+        # 155.52 Mb/s link: 87 us); at h, x offers one BRM slot per Nrm cells at ~140 Mb/s, more
+        # often than the reverse (40 Mb/s bursts plus x's BRMs) sends FRMs
+        assert c["brm_turned_around"] > 0 and c["brm_overwritten"] == 0
         assert c["cells_sent"] == c["cells_delivered"] + c["cells_dropped"] + c["cells_in_flight"]
     # the reverse direction's RM share is its own FRMs plus the forward loop's BRMs: well above 1/32
     assert rev["rm_overhead"] > 1 / 32 + 0.1
     one_way = atmsim.run(REPO / "scenarios" / "examples" / "abr-n-sources.toml").summary["connections"]
     assert all("brm_turned_around" not in c for c in one_way.values())
+
+
+def _frms_not_turned_around(fwd: dict, back: dict) -> tuple[int, int]:
+    """FRMs ``fwd`` sent that the far end neither sent back nor overwrote, and how many of them can
+    still be on the way: the run's last cells of ``fwd`` in the network hold at most one FRM per
+    Nrm cells (rule 3a), plus the one turned-around cell that may wait at the far end. Needs
+    ``run.warmup_s = 0`` (the RM counters then cover the whole run, as the turnaround counters do).
+    ``fwd``'s RM cells are its FRMs plus the BRMs it carries for the other direction's loop."""
+    frm = fwd["rm_cells_sent"] - fwd["brm_turned_around"]
+    missing = frm - back["brm_turned_around"] - back["brm_overwritten"]
+    return missing, math.ceil(fwd["cells_in_flight"] / NRM) + 1
+
+
+def test_turnaround_accounts_for_every_forward_rm_cell() -> None:
+    # each FRM that reached the far end was turned around in rate, or overwritten by a newer one
+    # while it waited (DES rule 3), or is the one still waiting
+    r = atmsim.run(TWO_WAY, overrides={"run.warmup_s": 0})
+    x, rev = r.summary["connections"]["x"], r.summary["connections"]["x.reverse"]
+    for fwd, back in ((x, rev), (rev, x)):
+        missing, in_flight = _frms_not_turned_around(fwd, back)
+        assert 0 <= missing <= in_flight, (missing, in_flight)
+
+
+@pytest.mark.parametrize("icr_mbps", [1.0, 5.0])
+def test_turnaround_overwrites_when_the_reverse_acr_is_too_slow(icr_mbps: float) -> None:
+    # the reverse direction carries no data: it sends no FRM, so its ACR stays at ICR and its
+    # in-rate opportunities, one per cell time at ICR, are all the far end d has to send x's
+    # turned-around RM cells back
+    r = atmsim.run(
+        TWO_WAY,
+        overrides={
+            "run.warmup_s": 0,
+            "connections.x.reverse_source": {"kind": "none"},
+            "connections.x.abr.icr_mbps": icr_mbps,
+        },
+    )
+    x, rev = r.summary["connections"]["x"], r.summary["connections"]["x.reverse"]
+    assert rev["acr_final_mbps"] == pytest.approx(icr_mbps)
+    assert x["acr_final_mbps"] == pytest.approx(0.9 * LINK_MBPS, rel=0.01)
+    assert (x["brm_turned_around"], x["brm_overwritten"]) == (0, 0)  # no reverse FRMs to turn
+    missing, in_flight = _frms_not_turned_around(x, rev)
+    assert 0 <= missing <= in_flight, (missing, in_flight)
+    slots_per_s = icr_mbps * 1e6 / CELL_BITS
+    # x's FRMs reach d at most once per Nrm cell times of the last link
+    frm_max_per_s = LINK_MBPS * 1e6 / CELL_BITS / NRM
+    if slots_per_s > frm_max_per_s:  # 5 Mb/s: 11,792 opportunities/s > 11,462 FRMs/s
+        # the waiting cell always leaves before the next FRM can arrive
+        assert rev["brm_overwritten"] == 0
+    else:  # 1 Mb/s: 2,358 opportunities/s, while x at 140 Mb/s sends 10,300 FRMs/s
+        assert rev["brm_overwritten"] > 0
+        # from a few round trips on (x's first FRM reaches d after one way, x leaves ICR when the
+        # first BRM is back, its FRMs arrive faster than d sends), a cell always waits: d sends
+        # one every cell time at ICR, never more often, and none before x's first FRM arrives
+        rtt = 2 * ONE_WAY_S
+        sent = rev["brm_turned_around"]
+        assert (TWO_WAY_S - 4 * rtt) * slots_per_s <= sent <= (TWO_WAY_S - ONE_WAY_S) * slots_per_s + 1

@@ -3,7 +3,9 @@ results, and shortened end-to-end runs."""
 
 from __future__ import annotations
 
+import json
 import math
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,8 +69,24 @@ def test_seed000_short_wan_run_end_to_end(tmp_path: Path) -> None:
     # the core's encapsulation model against the closed form: 9140 / (192 x 53) x 31/32
     assert share and share[0].ours == pytest.approx(9140 / (192 * 53) * 31 / 32, rel=1e-12)
     assert share[0].published == 0.87 and abs(share[0].ours - 0.87) < 0.001
+    # efficiency (seed 000 section 7.1) = TCP goodput / (encapsulation ceiling x ABR capacity),
+    # recomputed from the run's summary with the ceiling from its formula: a 9140-byte segment
+    # plus TCP/IP/LLC-SNAP (48 B) and the AAL5 trailer is one frame of ceil(9196 / 48) = 192 cells
+    # (map_traffic's cells_per_tsdu), and one cell in Nrm is an RM cell; ABR capacity = LINK1's
+    # rate less the VBR connection's cells. Same formula: equal up to float rounding (1e-9)
+    scen = tomllib.loads((REPO / "scenarios" / "seed000" / "wan.toml").read_text())
+    link_mbps, nrm = scen["links"][0]["rate_mbps"], scen["connections"][0]["abr"]["nrm"]
+    cells = atmsim.map_traffic(1, 1, 0, 9140, "tcp")["cells_per_tsdu"]
+    assert cells == math.ceil((9140 + 48 + 8) / 48) == 192
+    ceiling = 9140 / (cells * 53) * (nrm - 1) / nrm
+    summary = json.loads((tmp_path / "r" / "runs" / short.name / "summary.json").read_text())
+    conns = summary["connections"]
+    tcp_mbps = sum(c["tcp"]["goodput_mbps"] for c in conns.values() if c.get("tcp"))
+    abr_mbps = link_mbps - conns["vbr"]["throughput_mbps"] * 53 / 48
     eff = next(r for r in report.rows if r.quantity == "efficiency (%)")
-    assert 0 < eff.ours <= 100.0 + 1e-9
+    assert eff.ours == pytest.approx(100 * tcp_mbps / (ceiling * abr_mbps), rel=1e-9)
+    # and the ceiling is one: TCP cannot deliver more payload than that share of the capacity
+    assert tcp_mbps <= ceiling * abr_mbps
     assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "r" / "plots" / "wan-mss9140.png").is_file()
 
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from .errors import AtmsimError, ScenarioError, SimulationError
 
-#: the heavier parts (pandas, pyarrow, the core) load on first use, so that ``atmsim`` on the
-#: command line can answer an interrupt during start-up with its own one-line message
+#: the heavier parts (pandas, pyarrow) load on first use, so that ``atmsim`` on the command line
+#: can answer an interrupt during start-up with its own one-line message (the core itself loads
+#: at once: it defines the exception classes that ``atmsim.errors`` re-exports)
 _LAZY = {"run": "api", "map_traffic": "mapping", "Result": "result", "load_scenario": "scenario"}
 
 

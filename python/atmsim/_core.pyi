@@ -1,10 +1,29 @@
 """Type stubs of the compiled Rust core (crates/atmsim-py)."""
 
+__version__: str
+
+class AtmsimError(Exception):
+    """Base class of every error raised by atmsim."""
+
+class ScenarioError(AtmsimError):
+    """Bad input: ``file`` (or ``"--set"``), key ``path`` and ``message``; ``str(err)`` is
+    ``"{file}: {path}: {message}"`` with empty parts left out. Picklable. The core raises it with
+    ``file == ""`` (it does not know files); the Python front end fills the file in."""
+
+    file: str
+    path: str
+    message: str
+    def __init__(self, file: str | None = "", path: str | None = "", message: str = "") -> None: ...
+
+class SimulationError(AtmsimError):
+    """A valid scenario failed while it was being built or run."""
+
 def schema() -> str:
     """JSON Schema of a scenario document (without the Python-only ``extends``)."""
 
-def check(json: str) -> tuple[str, str] | None:
-    """``None`` if the scenario JSON is valid, else ``(key path, message)``."""
+def check(json: str) -> None:
+    """Validate the scenario JSON by building its network (without running it); raises
+    ``ScenarioError`` (``file == ""``, key path, message) if it is invalid."""
 
 def fgn(n: int, hurst: float, method: str = "paxson", seed: int = 0) -> list[float]:
     """``n`` values of fractional Gaussian noise (mean 0, variance 1, Hurst parameter ``hurst``)
@@ -17,7 +36,8 @@ def map_traffic(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes:
     ``mbs_cells``. Raises ``ValueError`` unless 0 < mean <= max and tsdu_bytes >= 1."""
 
 class Simulation:
-    """One run of a scenario; raises ``ValueError`` if the scenario is invalid."""
+    """One run of a scenario. Building it validates the scenario: raises ``ScenarioError``
+    (``file == ""``, key path, message) if it is invalid."""
 
     def __init__(self, json: str) -> None: ...
     def advance(self, max_events: int) -> bool:
@@ -28,7 +48,14 @@ class Simulation:
     def end_time_s(self) -> float: ...
     @property
     def events(self) -> int: ...
-    def summary_json(self) -> str: ...
+    @property
+    def cell_hops(self) -> int:
+        """Cells sent onto links so far (cells x links crossed), warm-up included."""
+    def summary_json(self) -> str:
+        """The summary as JSON text; raises ``SimulationError`` if it cannot be serialized."""
     def series(self) -> dict[str, dict[str, list]]:
-        """Every series the run produced, by name (``ports``, ``connections`` and, with ABR,
-        ``abr_sources`` / ``abr_ports``), each a table as ``{column: values}``."""
+        """Every series the run produced, by name, each a table as ``{column: values}``:
+        ``ports`` (time_s, port, queue_cells, utilization), ``connections`` (time_s, connection,
+        throughput_mbps) and, when the scenario has them, ``abr_sources`` (time_s, connection,
+        acr_mbps), ``abr_ports`` (time_s, port, z, fairshare_mbps, abr_capacity_mbps, input_mbps,
+        target_mbps, er_max_mbps, abr_queue_cells) and ``tcp`` (time_s, connection, cwnd_bytes)."""

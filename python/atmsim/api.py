@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import ScenarioError, SimulationError
 from .result import Result
-from .scenario import Provenance, check_document, load_scenario
+from .scenario import Provenance, document_json, load_scenario, with_file
 
 __all__ = ["run", "prepare", "DEFAULT_CHUNK_EVENTS"]
 
@@ -26,13 +26,17 @@ def prepare(
     seed: int | None = None,
     duration: float | None = None,
 ) -> tuple[dict[str, Any], Provenance]:
-    """Load, override and validate a scenario; returns ``(doc, provenance)``."""
+    """Load and override a scenario; returns ``(doc, provenance)``.
+
+    Only what Python checks itself (files, ``extends``, override key paths) is checked here: the
+    core validates the document when ``run_document`` builds it, so a run builds once.
+    """
     extra: list[tuple[str, dict[str, Any]]] = []
     if seed is not None:
         extra.append(("--seed", {"run.seed": seed}))
     if duration is not None:
         extra.append(("--duration", {"run.duration_s": duration}))
-    return load_scenario(scenario, overrides, extra_overrides=extra)
+    return load_scenario(scenario, overrides, validate=False, extra_overrides=extra)
 
 
 def run(
@@ -63,20 +67,20 @@ def run_document(
     progress: ProgressFn | None = None,
     chunk_events: int = DEFAULT_CHUNK_EVENTS,
 ) -> Result:
-    """Run an already loaded (and overridden) scenario document."""
+    """Run an already loaded (and overridden) scenario document.
+
+    Building the simulation validates the document (once): a problem is raised as
+    ``ScenarioError`` naming the file (or ``--set``) that wrote the offending key.
+    """
     from . import _core
 
     prov = provenance or Provenance()
-    text = check_document(doc, prov)
+    text = document_json(doc, prov)
     start = time.perf_counter()
     try:
         sim = _core.Simulation(text)
-    except ValueError as e:  # check passed, but building failed: still a problem with the input
-        arg = e.args[0] if len(e.args) == 1 else e.args
-        if isinstance(arg, tuple) and len(arg) == 2:
-            path, message = str(arg[0]), str(arg[1])
-            raise ScenarioError(prov.file_for(path), path, message) from None
-        raise ScenarioError(prov.file, "", str(e)) from None
+    except ScenarioError as e:
+        raise with_file(e, prov) from None
     except Exception as e:
         raise SimulationError(f"cannot build the simulation: {e}") from e
     try:

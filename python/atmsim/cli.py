@@ -301,7 +301,19 @@ _set_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """A KeyboardInterrupt anywhere inside a command (its lazy imports of pandas and pyarrow
+    included) becomes ``_Interrupted``: click would print a blank line before re-raising it, and
+    the CLI's message is to be the one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name=PROG)
 def cli() -> None:
     """atmsim: cell-level ATM network simulator."""

@@ -36,6 +36,8 @@ __all__ = [
     "load_scenario",
     "apply_overrides",
     "check_document",
+    "document_json",
+    "with_file",
     "to_json",
     "format_path",
     "parse_path",
@@ -459,17 +461,40 @@ def to_json(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, default=str, allow_nan=False)
 
 
-def check_document(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
-    """Validate with the core; returns the JSON text, or raises ``ScenarioError``."""
-    from . import _core
+def with_file(err: ScenarioError, provenance: Provenance | None) -> ScenarioError:
+    """A ``ScenarioError`` from the core (key path, no file) with the file that wrote the key.
 
+    An error that already names its file is returned unchanged.
+    """
+    if err.file or provenance is None:
+        return err
+    return ScenarioError(provenance.file_for(err.path), err.path, err.message)
+
+
+def document_json(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
+    """The JSON text the core takes, after the checks Python makes itself (finite numbers).
+
+    The core validates the rest when it builds the network (``_core.check`` or
+    ``_core.Simulation``); ``ScenarioError`` names the file that wrote the bad value.
+    """
     prov = provenance or Provenance()
     _check_numbers(doc, [], prov)
-    text = to_json(doc)
-    problem = _core.check(text)
-    if problem is not None:
-        path, message = problem
-        raise ScenarioError(prov.file_for(path), path, message)
+    return to_json(doc)
+
+
+def check_document(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
+    """Validate with the core; returns the JSON text, or raises ``ScenarioError``.
+
+    Validating builds the whole network (some checks need it, e.g. CAC of permanent connections):
+    ``atmsim.run`` does not call this, its ``_core.Simulation`` validates while it builds.
+    """
+    from . import _core
+
+    text = document_json(doc, provenance)
+    try:
+        _core.check(text)
+    except ScenarioError as e:
+        raise with_file(e, provenance or Provenance()) from None
     return text
 
 

@@ -1,9 +1,12 @@
 //! Python bindings of atmsim-core: scenario JSON in, summary JSON and columns out.
 //! Thin by design (DESIGN.md): no model code here. The GIL is released while the core runs.
+//! Errors: the exception classes and the mapping of the core's errors to them are in `error`.
+
+mod error;
 
 use atmsim_core::scenario;
 use atmsim_core::time::ps_to_secs;
-use pyo3::exceptions::PyValueError;
+use error::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -13,13 +16,13 @@ fn schema() -> String {
     scenario::json_schema()
 }
 
-/// Check a scenario given as JSON text: None if valid, else (key path, message).
+/// Check a scenario given as JSON text; raises ScenarioError (file "", key path, message).
+/// This builds the whole network (validate without running); a run builds once, in Simulation.
 #[pyfunction]
-fn check(json: &str) -> Option<(String, String)> {
+fn check(json: &str) -> PyResult<()> {
     // building also checks what only the built network can tell (CAC of permanent connections)
-    atmsim_core::build_from_json(json)
-        .err()
-        .map(|e| (e.path, e.message))
+    atmsim_core::build_from_json(json).map_err(Error::from)?;
+    Ok(())
 }
 
 /// Traffic mapping (seed 001 Table 7): an application description to PCR/SCR/MBS.
@@ -35,9 +38,10 @@ fn map_traffic(
 ) -> PyResult<String> {
     use atmsim_core::policing::AppTraffic;
     if !(max_mbps > 0.0 && mean_mbps > 0.0 && mean_mbps <= max_mbps && tsdu_bytes > 0) {
-        return Err(PyValueError::new_err(
-            "need 0 < mean <= max rate and a TSDU of at least one byte",
-        ));
+        return Err(Error::Argument(
+            "need 0 < mean <= max rate and a TSDU of at least one byte".into(),
+        )
+        .into());
     }
     let app = AppTraffic::from_mbps(max_mbps, mean_mbps, burst_bytes, tsdu_bytes, header_bytes);
     let d = |c: atmsim_core::policing::CellDescriptor| {
@@ -58,19 +62,21 @@ fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResul
         "paxson" => FgnMethod::Paxson,
         "davies_harte" => FgnMethod::DaviesHarte,
         _ => {
-            return Err(PyValueError::new_err(format!(
+            return Err(Error::Argument(format!(
                 "method must be \"paxson\" or \"davies_harte\", got {method:?}"
-            )))
+            ))
+            .into())
         }
     };
     py.detach(|| {
         let mut rng = atmsim_core::traffic::stream(seed, "fgn");
         generate(m, n, hurst, 0.0, 1.0, &mut rng)
     })
-    .map_err(|e| PyValueError::new_err(e.to_string()))
+    .map_err(|e| Error::Argument(e.to_string()).into())
 }
 
-/// One simulation run.
+/// One simulation run; building it validates the scenario (ScenarioError: file "", key path,
+/// message).
 #[pyclass(module = "atmsim._core")]
 struct Simulation {
     inner: atmsim_core::Simulation,
@@ -80,8 +86,7 @@ struct Simulation {
 impl Simulation {
     #[new]
     fn new(json: &str) -> PyResult<Self> {
-        let inner = atmsim_core::build_from_json(json)
-            .map_err(|e| PyValueError::new_err((e.path, e.message)))?;
+        let inner = atmsim_core::build_from_json(json).map_err(Error::from)?;
         Ok(Simulation { inner })
     }
 
@@ -112,8 +117,9 @@ impl Simulation {
     }
 
     /// The summary as JSON text.
-    fn summary_json(&self) -> String {
-        serde_json::to_string(&self.inner.summary()).expect("summary serializes")
+    fn summary_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner.summary())
+            .map_err(|e| Error::Simulation(format!("cannot serialize the summary: {e}")).into())
     }
 
     /// Time series: {name: {column: list}}.
@@ -194,6 +200,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(map_traffic, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_class::<Simulation>()?;
+    error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
