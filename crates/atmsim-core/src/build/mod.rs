@@ -401,9 +401,8 @@ impl Simulation {
             }
         }
         for (i, p) in sim.ports.iter_mut().enumerate() {
-            if let PortScheme::Erica(e) = &mut p.scheme {
-                e.init(p.rate_bps as f64 / 1e6, n_flows);
-                sim.queue.push(e.deadline, Event::AbrInterval(i as u32));
+            if let Some(d) = p.scheme.start(p.rate_bps as f64 / 1e6, n_flows) {
+                sim.queue.push(d, Event::AbrInterval(i as u32));
             }
         }
         for e in 0..sim.endpoints.len() {

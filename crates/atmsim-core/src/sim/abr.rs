@@ -1,7 +1,6 @@
 //! ABR feedback at switch ports (the port scheme: EFCI, relative rate, ERICA, ERICA+) and the
 //! coupling of a VS/VD switch's two segments.
 
-use crate::abr::PortScheme;
 use crate::engine::Event;
 use crate::scenario::Category;
 use crate::sim::*;
@@ -14,15 +13,7 @@ impl Simulation {
     pub(crate) fn abr_input(&mut self, p: u32, cell: &mut Cell) {
         let port = &mut self.ports[p as usize];
         let q = port.queue.class_len[Category::Abr as usize];
-        let close = match &mut port.scheme {
-            PortScheme::Erica(e) => e.on_input(cell),
-            PortScheme::Efci(th) => {
-                PortScheme::mark_efci(th, q, cell);
-                false
-            }
-            _ => false,
-        };
-        if close {
+        if port.scheme.on_forward(q, cell) {
             self.close_interval(p);
         }
     }
@@ -36,10 +27,7 @@ impl Simulation {
         let hp = port.hp_tx - port.hp_mark;
         port.hp_mark = port.hp_tx;
         let q = port.queue.class_len[Category::Abr as usize];
-        let PortScheme::Erica(e) = &mut port.scheme else {
-            return;
-        };
-        if let Some(r) = e.end_interval(now, line, hp, q, in_window) {
+        if let Some(r) = port.scheme.close_interval(now, line, hp, q, in_window) {
             let s = &mut self.series;
             s.abr_time_s.push(ps_to_secs(now));
             s.abr_port.push(p);
@@ -51,17 +39,16 @@ impl Simulation {
             s.abr_er_max_mbps.push(r.er_max);
             s.abr_queue_cells.push(r.abr_queue);
         }
-        let d = e.deadline;
-        if d < self.end {
-            self.queue.push(d, Event::AbrInterval(p));
+        if let Some(d) = self.ports[p as usize].scheme.next_deadline() {
+            if d < self.end {
+                self.queue.push(d, Event::AbrInterval(p));
+            }
         }
     }
 
     pub(crate) fn abr_interval_timer(&mut self, p: u32) {
-        if let PortScheme::Erica(e) = &self.ports[p as usize].scheme {
-            if e.deadline == self.now {
-                self.close_interval(p);
-            }
+        if self.ports[p as usize].scheme.next_deadline() == Some(self.now) {
+            self.close_interval(p);
         }
     }
 
@@ -70,14 +57,7 @@ impl Simulation {
     pub(crate) fn abr_feedback(&mut self, fp: u32, fwd_flow: u32, cell: &mut Cell) {
         let port = &mut self.ports[fp as usize];
         let q = port.queue.class_len[Category::Abr as usize];
-        match &mut port.scheme {
-            PortScheme::Erica(e) => {
-                let er = e.feedback(fwd_flow);
-                cell.rm.er = cell.rm.er.min(er as f32);
-            }
-            PortScheme::RelativeRate(th) => PortScheme::mark_rr(th, q, &mut cell.rm),
-            _ => {}
-        }
+        port.scheme.on_backward(fwd_flow, q, &mut cell.rm);
     }
 
     /// A virtual destination's turned-around RM cell: its ER is limited by the switch's own

@@ -1,7 +1,7 @@
 //! Cells crossing the network: buffer admission at output ports, transmission, the link, arrival
 //! at the next node (UPC at the first switch), and drops with their reason.
 
-use crate::abr::{PortScheme, RM_DIR};
+use crate::abr::RM_DIR;
 use crate::engine::Event;
 use crate::metrics::*;
 use crate::net::*;
@@ -16,9 +16,7 @@ impl Simulation {
     #[inline]
     pub(crate) fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
-        if cls == Category::Abr as usize
-            && !matches!(self.ports[p as usize].scheme, PortScheme::None)
-        {
+        if cls == Category::Abr as usize && !self.ports[p as usize].scheme.is_none() {
             self.abr_input(p, &mut cell);
         }
         let mut frame_state = None;

@@ -1,6 +1,6 @@
 //! The summary of a run (counters to the per-port, per-connection and per-call-class results).
 
-use crate::abr::{AbrSource, Erica, PortScheme};
+use crate::abr::AbrSource;
 use crate::metrics::*;
 use crate::net::*;
 use crate::policing::CacPolicy;
@@ -56,6 +56,7 @@ impl Simulation {
         let mut ports = BTreeMap::new();
         for p in &self.ports {
             let s = &p.stats;
+            let means = p.scheme.interval_means();
             let area =
                 s.area + p.queue.len as u128 * (self.now - s.last_change.min(self.now)) as u128;
             ports.insert(
@@ -72,13 +73,10 @@ impl Simulation {
                     cells_transmitted: s.tx_cells,
                     cells_dropped: s.drops.iter().sum(),
                     drops: drops_map(&s.drops),
-                    z_mean: erica_mean(&p.scheme, |e| e.z_sum),
-                    fairshare_mbps: erica_mean(&p.scheme, |e| e.fair_sum),
-                    abr_capacity_mbps: erica_mean(&p.scheme, |e| e.cap_sum),
-                    abr_intervals: match &p.scheme {
-                        PortScheme::Erica(e) => Some(e.n_intervals),
-                        _ => None,
-                    },
+                    z_mean: means.map(|m| m.z),
+                    fairshare_mbps: means.map(|m| m.fair_mbps),
+                    abr_capacity_mbps: means.map(|m| m.abr_capacity_mbps),
+                    abr_intervals: p.scheme.intervals_closed(),
                     cac_capacity_mbps: p.cac.as_ref().map(|c| c.capacity_bps() as f64 / 1e6),
                     cac_allocated_mbps: p.cac.as_ref().map(|c| c.allocated_bps() as f64 / 1e6),
                     cac_allocated_max_mbps: p.cac.as_ref().map(|_| p.cac_max_bps as f64 / 1e6),
@@ -345,13 +343,5 @@ impl Simulation {
     /// Index of a flow by name.
     pub fn flow_index(&self, name: &str) -> Option<usize> {
         self.flows.iter().position(|f| f.name == name)
-    }
-}
-
-pub(crate) fn erica_mean(s: &PortScheme, f: impl Fn(&Erica) -> f64) -> Option<f64> {
-    match s {
-        PortScheme::Erica(e) if e.n_intervals > 0 => Some(f(e) / e.n_intervals as f64),
-        PortScheme::Erica(_) => Some(f64::NAN).filter(|_| false),
-        _ => None,
     }
 }
