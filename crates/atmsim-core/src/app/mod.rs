@@ -1,0 +1,184 @@
+//! Applications: the traffic models at the ends of a connection, and the interface between an
+//! application and its endpoint.
+//!
+//! An application sits at one end of a flow. The engine calls it through [`Application`]
+//! (start, timer, cells received) with a [`Ctx`] holding the time, the endpoint's own random
+//! stream and an outbox; the application asks for cells to be sent and for its next timer
+//! ([`Asks`]). The closed enum over every endpoint model (applications, ABR end systems, TCP)
+//! is [`crate::host::endpoint::AnySource`], matched in one place (the smoltcp
+//! `AnyController` pattern); this layer knows neither it nor ABR.
+//!
+//! Models: [`cbr`] (evenly spaced cells; persistent sources at their peak rate), [`onoff`]
+//! (seed 000 section 7.2, seed 002), [`mpeg2`] (the MPEG-2 transport-stream VBR model of seed
+//! 000 section 4). Moved from `traffic.rs` and `video.rs`.
+
+pub mod cbr;
+pub mod mpeg2;
+pub mod onoff;
+
+pub use cbr::Cbr;
+pub use onoff::OnOff;
+
+use crate::rng::Rng;
+use crate::time::SimTime;
+use crate::wire::Cell;
+use arrayvec::ArrayVec;
+
+/// What an application sees and asks for during one call.
+pub struct Ctx<'a> {
+    /// The current simulated time.
+    pub now: SimTime,
+    /// This endpoint's random stream.
+    pub rng: &'a mut Rng,
+    pub(crate) send: u32,
+    pub(crate) cell: Option<Cell>,
+    pub(crate) timer: Option<SimTime>,
+    /// Whole AAL5 frames to send: (CPCS-SDU bytes, tag of the end-of-frame cell).
+    pub(crate) frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
+    /// One cell of a frame, paced by its sender (an ABR source carrying TCP): (index within
+    /// the frame, or the SDU length on the end-of-frame cell; end of frame; tag).
+    pub(crate) frame_cell: Option<(u16, bool, u32)>,
+}
+
+/// What an application asked for in one call (see [`Ctx`]).
+pub struct Asks {
+    pub cell: Option<Cell>,
+    pub send: u32,
+    pub timer: Option<SimTime>,
+    pub frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
+    pub frame_cell: Option<(u16, bool, u32)>,
+}
+
+impl Asks {
+    pub fn is_empty(&self) -> bool {
+        self.cell.is_none()
+            && self.send == 0
+            && self.timer.is_none()
+            && self.frames.is_empty()
+            && self.frame_cell.is_none()
+    }
+}
+
+/// Frames an application can hand over in one call; a transport with more to send asks to be
+/// called again at once (no allocation per call).
+pub const FRAMES_PER_CALL: usize = 16;
+
+impl<'a> Ctx<'a> {
+    pub fn new(now: SimTime, rng: &'a mut Rng) -> Self {
+        Ctx {
+            now,
+            rng,
+            send: 0,
+            cell: None,
+            timer: None,
+            frames: ArrayVec::new(),
+            frame_cell: None,
+        }
+    }
+    /// Send one cell built by the application (an RM cell, say) before any data cells; the
+    /// engine fills in the flow, creation time and route position. One per call.
+    pub fn send_cell(&mut self, cell: Cell) {
+        debug_assert!(self.cell.is_none(), "one explicit cell per call");
+        self.cell = Some(cell);
+    }
+    /// The explicit cell requested in this call.
+    pub fn cell_requested(&self) -> Option<Cell> {
+        self.cell
+    }
+    /// Send `n` cells on this endpoint's flow now (framed by the flow's AAL5 settings).
+    pub fn send_cells(&mut self, n: u32) {
+        self.send += n;
+    }
+    /// Ask to be called again at `t` (replaces any earlier request).
+    pub fn set_timer(&mut self, t: SimTime) {
+        self.timer = Some(t);
+    }
+    /// Cells requested so far in this call.
+    pub fn cells_requested(&self) -> u32 {
+        self.send
+    }
+    /// The timer requested in this call.
+    pub fn timer_requested(&self) -> Option<SimTime> {
+        self.timer
+    }
+    /// Send one cell of a variable-length frame (see `frame_cell`). One per call.
+    pub fn send_frame_cell(&mut self, len_or_index: u16, eof: bool, tag: u32) {
+        debug_assert!(self.frame_cell.is_none(), "one frame cell per call");
+        self.frame_cell = Some((len_or_index, eof, tag));
+    }
+    /// Everything this call asked for, for the engine to carry out.
+    pub fn asks(self) -> Asks {
+        Asks {
+            cell: self.cell,
+            send: self.send,
+            timer: self.timer,
+            frames: self.frames,
+            frame_cell: self.frame_cell,
+        }
+    }
+    /// True when this call asked the engine for anything.
+    pub fn wants_anything(&self) -> bool {
+        self.cell.is_some()
+            || self.send > 0
+            || self.timer.is_some()
+            || !self.frames.is_empty()
+            || self.frame_cell.is_some()
+    }
+}
+
+/// The hooks every application model implements; defaults do nothing.
+pub trait Application {
+    /// Called once at time 0.
+    fn start(&mut self, _ctx: &mut Ctx) {}
+    /// Called when the timer it asked for fires.
+    fn on_timer(&mut self, _ctx: &mut Ctx) {}
+    /// Called for each cell that reaches this endpoint (feedback, acknowledgements).
+    fn on_cell(&mut self, _ctx: &mut Ctx, _cell: &Cell) {}
+    /// Called after `on_cell` when the cell completed an intact AAL5 frame of `sdu` bytes whose
+    /// end-of-frame cell carried `tag`.
+    fn on_frame(&mut self, _ctx: &mut Ctx, _sdu: u32, _tag: u32) {}
+}
+
+/// Helpers for the applications' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Run an application alone until `until`, calling `f(time, cells)` for each emission.
+    pub(crate) fn drive<A: Application>(
+        app: &mut A,
+        until: SimTime,
+        rng: &mut Rng,
+        mut f: impl FnMut(SimTime, u32),
+    ) {
+        let mut ctx = Ctx::new(0, rng);
+        app.start(&mut ctx);
+        let mut next = ctx.timer_requested();
+        while let Some(t) = next {
+            if t > until {
+                break;
+            }
+            let mut ctx = Ctx::new(t, rng);
+            app.on_timer(&mut ctx);
+            if ctx.cells_requested() > 0 {
+                f(t, ctx.cells_requested());
+            }
+            next = ctx.timer_requested();
+        }
+    }
+
+    /// Run an application alone and collect the times at which it sends cells.
+    pub(crate) fn emissions<A: Application>(
+        app: &mut A,
+        until: SimTime,
+        rng: &mut Rng,
+    ) -> Vec<SimTime> {
+        let mut out = vec![];
+        drive(app, until, rng, |t, n| {
+            for _ in 0..n {
+                out.push(t);
+            }
+        });
+        out
+    }
+}

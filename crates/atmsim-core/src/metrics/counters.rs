@@ -1,0 +1,251 @@
+//! Counters updated on the hot path: why a cell was dropped ([`DropReason`]), the log-linear
+//! delay histogram for CTD quantiles and 1-point CDV (ITU-T I.356), and the per-port and per-flow
+//! counters. Plain integers updated inline; maxima are exact. Moved from `metrics.rs`.
+
+use std::collections::BTreeMap;
+
+/// Why a cell was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The output port's buffer limit was reached.
+    PortBufferFull = 0,
+    /// The service category's share of the port buffer was full.
+    ClassBufferFull = 1,
+    /// The buffer shared by a group of ports was full.
+    SharedBufferFull = 2,
+    /// Lost on a link by the impairment model.
+    LinkLoss = 3,
+    /// Its header was corrupted on a link into another connection's (the impairment model).
+    Misinserted = 4,
+    /// Discarded by usage parameter control at the network ingress.
+    UpcDiscard = 5,
+    /// A CLP = 1 cell met a queue above the port's selective-discard threshold.
+    Clp1Threshold = 6,
+    /// Early Packet Discard: a cell of a frame refused whole.
+    Epd = 7,
+    /// Partial Packet Discard: a cell of a frame that had already lost a cell.
+    Ppd = 8,
+}
+
+impl DropReason {
+    pub const COUNT: usize = 9;
+    pub const ALL: [DropReason; Self::COUNT] = [
+        DropReason::PortBufferFull,
+        DropReason::ClassBufferFull,
+        DropReason::SharedBufferFull,
+        DropReason::LinkLoss,
+        DropReason::Misinserted,
+        DropReason::UpcDiscard,
+        DropReason::Clp1Threshold,
+        DropReason::Epd,
+        DropReason::Ppd,
+    ];
+    pub fn name(self) -> &'static str {
+        [
+            "port_buffer_full",
+            "class_buffer_full",
+            "shared_buffer_full",
+            "link_loss",
+            "misinserted",
+            "upc_discard",
+            "clp1_threshold",
+            "epd",
+            "ppd",
+        ][self as usize]
+    }
+}
+
+/// Drop counters by reason.
+pub type Drops = [u64; DropReason::COUNT];
+
+pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
+    DropReason::ALL
+        .iter()
+        .map(|r| (r.name(), d[*r as usize]))
+        .collect()
+}
+
+/// A log-linear histogram of delays in picoseconds: exact below 128 ps, then 64 bins per power of
+/// two (relative bin width at most 1/64), 3,776 bins over the whole u64 range. Used for delay
+/// quantiles (1-point CDV, ITU-T I.356) without storing every delay.
+#[derive(Clone, Debug)]
+pub struct DelayHistogram {
+    counts: Vec<u32>,
+    total: u64,
+}
+
+impl Default for DelayHistogram {
+    fn default() -> Self {
+        DelayHistogram {
+            counts: vec![0; Self::BINS],
+            total: 0,
+        }
+    }
+}
+
+impl DelayHistogram {
+    pub const BINS: usize = 59 * 64;
+
+    #[inline]
+    fn bin(v: u64) -> usize {
+        if v < 128 {
+            v as usize
+        } else {
+            let e = 63 - v.leading_zeros() - 6;
+            e as usize * 64 + (v >> e) as usize
+        }
+    }
+
+    /// Lowest and highest value of a bin.
+    fn range(i: usize) -> (u64, u64) {
+        if i < 128 {
+            (i as u64, i as u64)
+        } else {
+            let e = (i / 64 - 1) as u32;
+            let m = (i - e as usize * 64) as u64;
+            (m << e, ((m + 1) << e) - 1)
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.counts[Self::bin(v)] += 1;
+        self.total += 1;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    /// The q-quantile (0 < q <= 1): the upper edge of the bin holding the ceil(q x n)-th value,
+    /// so the estimate is never below the true quantile and at most 1/64 above it.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        if self.total == 0 {
+            return None;
+        }
+        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c as u64;
+            if seen >= rank {
+                return Some(Self::range(i).1);
+            }
+        }
+        None
+    }
+}
+
+/// Per output port, from the end of warm-up.
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    pub max_queue: u32,
+    /// Integral of the queue length over time, cell x ps.
+    pub area: u128,
+    pub last_change: u64,
+    pub tx_cells: u64,
+    pub drops: Drops,
+    /// Never reset: for the time series.
+    pub tx_total: u64,
+    pub sample_tx: u64,
+}
+
+/// Per flow (one direction of a connection). Counts cells created after warm-up, so that
+/// sent = delivered + dropped + in flight holds exactly.
+#[derive(Clone, Debug)]
+pub struct FlowStats {
+    /// All cells, RM cells included.
+    pub sent: u64,
+    /// RM cells among `sent`.
+    pub rm_sent: u64,
+    /// Delivered cells whose payload was errored on a link.
+    pub errored: u64,
+    /// Cells delivered and dropped while carrying CLP = 0 (for CLR of the CLP = 0 stream).
+    pub delivered_clp0: u64,
+    pub dropped_clp0: u64,
+    /// Cells of other connections delivered here through a corrupted header, after warm-up.
+    pub misinserted: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub drops: Drops,
+    pub drops_by_hop: Vec<u64>,
+    pub frames_sent: u64,
+    pub frames_delivered: u64,
+    /// Cells and user bytes that arrived after warm-up (throughput).
+    pub rx_cells_window: u64,
+    pub user_bytes_window: u64,
+    pub ctd_sum: u128,
+    pub ctd_max: u64,
+    pub ctd_min: u64,
+    pub ctd_hist: DelayHistogram,
+    /// Never reset: for the time series.
+    pub rx_total: u64,
+    pub sample_rx: u64,
+}
+
+impl FlowStats {
+    pub fn new(hops: usize) -> Self {
+        FlowStats {
+            sent: 0,
+            rm_sent: 0,
+            errored: 0,
+            delivered_clp0: 0,
+            dropped_clp0: 0,
+            misinserted: 0,
+            delivered: 0,
+            dropped: 0,
+            drops: [0; DropReason::COUNT],
+            drops_by_hop: vec![0; hops],
+            frames_sent: 0,
+            frames_delivered: 0,
+            rx_cells_window: 0,
+            user_bytes_window: 0,
+            ctd_sum: 0,
+            ctd_max: 0,
+            ctd_min: u64::MAX,
+            ctd_hist: DelayHistogram::default(),
+            rx_total: 0,
+            sample_rx: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DelayHistogram;
+
+    #[test]
+    fn histogram_bins_are_contiguous_and_tight() {
+        let mut last_hi = None;
+        for i in 0..DelayHistogram::BINS {
+            let (lo, hi) = DelayHistogram::range(i);
+            if let Some(h) = last_hi {
+                assert_eq!(lo, h + 1, "bin {i}");
+            }
+            assert_eq!(DelayHistogram::bin(lo), i);
+            assert_eq!(DelayHistogram::bin(hi), i);
+            assert!((hi - lo) as f64 <= lo as f64 / 64.0 + 1.0);
+            last_hi = Some(hi);
+        }
+        assert_eq!(last_hi, Some(u64::MAX));
+    }
+
+    #[test]
+    fn quantiles_of_a_uniform_sample() {
+        let mut h = DelayHistogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        for q in [0.5, 0.9, 0.999] {
+            let exact = (q * 100_000.0) * 1000.0;
+            let got = h.quantile(q).unwrap() as f64;
+            assert!(
+                got >= exact && got <= exact * (1.0 + 1.0 / 64.0) + 1.0,
+                "q {q}: {got} vs {exact}"
+            );
+        }
+        assert_eq!(
+            h.quantile(1.0).unwrap(),
+            DelayHistogram::range(DelayHistogram::bin(100_000_000)).1
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! The receiving end of a BSD-style TCP connection: cumulative ACKs, an out-of-order queue of
+//! merged byte ranges, duplicate ACKs at once for out-of-order and duplicate segments, delayed
+//! ACKs (every second full segment, else at the 200 ms fast timer), 32-bit sequence numbers
+//! unwrapped against `rcv_nxt`. See the module doc of [`super`]. Moved from `tcp.rs`.
+
+use super::{TcpParams, TCP_IP_LLC_BYTES};
+use crate::time::SimTime;
+use crate::transport::SegmentOut;
+
+/// The receiving end of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    pub p: TcpParams,
+    /// Next byte expected: everything below has been delivered in order.
+    pub rcv_nxt: u64,
+    /// Out-of-order data held (merged, sorted byte ranges).
+    ooo: Vec<(u64, u64)>,
+    /// Full segments received since the last ACK (delayed ACKs).
+    unacked_segments: u32,
+    delack_at: Option<SimTime>,
+    more: bool,
+    pub acks_sent: u64,
+    pub dup_segments: u64,
+    pub ooo_segments: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(p: TcpParams) -> Self {
+        TcpReceiver {
+            p,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            unacked_segments: 0,
+            delack_at: None,
+            more: false,
+            acks_sent: 0,
+            dup_segments: 0,
+            ooo_segments: 0,
+        }
+    }
+
+    pub fn next_timer(&self) -> Option<SimTime> {
+        if self.more {
+            return Some(0);
+        }
+        self.delack_at
+    }
+
+    fn ack(&mut self, out: &mut impl SegmentOut) {
+        if !out.room() {
+            self.more = true;
+            return;
+        }
+        out.frame(TCP_IP_LLC_BYTES, self.rcv_nxt as u32);
+        self.acks_sent += 1;
+        self.unacked_segments = 0;
+        self.delack_at = None;
+    }
+
+    /// The delayed-ACK timer fired (or an ACK is owed from a full outbox).
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        let due = self.delack_at.is_some_and(|t| t <= now);
+        if self.more || due {
+            self.more = false;
+            self.ack(out);
+        }
+    }
+
+    /// An intact segment arrived: `sdu` AAL5 bytes, `seq32` its sequence number.
+    pub fn on_segment(&mut self, now: SimTime, sdu: u32, seq32: u32, out: &mut impl SegmentOut) {
+        let len = sdu.saturating_sub(TCP_IP_LLC_BYTES) as u64;
+        let seq = self
+            .rcv_nxt
+            .wrapping_add(seq32.wrapping_sub(self.rcv_nxt as u32) as i32 as i64 as u64);
+        let end = seq + len;
+        if len == 0 || end <= self.rcv_nxt {
+            self.dup_segments += 1;
+            self.ack(out); // a duplicate: tell the sender where we are
+            return;
+        }
+        if seq > self.rcv_nxt {
+            // out of order: hold it, and send a duplicate ACK at once
+            self.ooo_segments += 1;
+            self.insert(seq, end);
+            self.ack(out);
+            return;
+        }
+        self.rcv_nxt = end;
+        let had_hole = !self.ooo.is_empty();
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+        if !self.p.delayed_ack || had_hole {
+            self.ack(out);
+            return;
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= 2 {
+            self.ack(out);
+        } else if self.delack_at.is_none() {
+            // the 200 ms fast timer fires on its own clock
+            let d = self.p.delack;
+            self.delack_at = Some((now / d + 1) * d);
+        }
+    }
+
+    fn insert(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|r| r.0 < s);
+        self.ooo.insert(i, (s, e));
+        // merge overlapping or touching ranges
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(a, b) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        self.ooo = merged;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::secs_to_ps;
+    use crate::transport::tcp::testing::{params, Out};
+
+    #[test]
+    fn receiver_holds_out_of_order_data_and_acks_the_hole() {
+        let mut r = TcpReceiver::new(params());
+        let mut out = Out::default();
+        r.on_segment(0, 560, 0, &mut out);
+        r.on_segment(0, 560, 1024, &mut out); // 512..1024 lost
+        r.on_segment(0, 560, 1536, &mut out);
+        assert_eq!(
+            out.frames.iter().map(|f| f.1).collect::<Vec<_>>(),
+            vec![512, 512, 512]
+        );
+        r.on_segment(0, 560, 512, &mut out);
+        assert_eq!(out.frames.last().unwrap().1, 2048);
+        assert_eq!(r.rcv_nxt, 2048);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_at_the_fast_timer() {
+        let mut p = params();
+        p.delayed_ack = true;
+        let mut r = TcpReceiver::new(p);
+        let mut out = Out::default();
+        r.on_segment(secs_to_ps(0.05), 560, 0, &mut out);
+        assert!(out.frames.is_empty());
+        assert_eq!(r.next_timer(), Some(secs_to_ps(0.2)));
+        r.on_segment(secs_to_ps(0.06), 560, 512, &mut out);
+        assert_eq!(out.frames, vec![(48, 1024)]);
+        assert_eq!(r.next_timer(), None);
+        r.on_segment(secs_to_ps(0.25), 560, 1024, &mut out);
+        r.on_timer(secs_to_ps(0.4), &mut out);
+        assert_eq!(out.frames.last(), Some(&(48, 1536)));
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_on_the_wire() {
+        let mut r = TcpReceiver::new(params());
+        r.rcv_nxt = (1u64 << 32) - 100;
+        let mut out = Out::default();
+        r.on_segment(0, 560, (r.rcv_nxt) as u32, &mut out);
+        assert_eq!(r.rcv_nxt, (1u64 << 32) + 412);
+        assert_eq!(out.frames[0].1, 412);
+    }
+}

@@ -1,0 +1,85 @@
+//! The simulated cell: a 40-byte `Copy` value with the header fields the models read and write
+//! (the `H_*` bits stand for the I.361 PTI and CLP fields, plus two simulation marks), and the
+//! RM-cell fields of TM 4.0 section 5.10.3. Moved from `wire.rs`.
+
+/// Payload bytes per cell.
+pub const CELL_PAYLOAD: u32 = 48;
+/// Bytes per cell on the wire.
+pub const CELL_BYTES: u32 = 53;
+
+/// Header bit: last cell of an AAL5 frame (PTI user-to-user indication, ATM-user-to-ATM-user = 1).
+pub const H_EOF: u8 = 1 << 0;
+/// Header bit: explicit forward congestion indication (PTI middle bit).
+pub const H_EFCI: u8 = 1 << 1;
+/// Header bit: resource management cell (PTI = 110).
+pub const H_RM: u8 = 1 << 2;
+/// Header bit: cell loss priority.
+pub const H_CLP: u8 = 1 << 3;
+/// Simulation mark: the cell's payload was corrupted on a link (counts for CER; its AAL5 frame
+/// fails the CRC).
+pub const H_ERR: u8 = 1 << 4;
+/// Simulation mark: the cell reached this connection through a corrupted header (misinsertion).
+pub const H_MIS: u8 = 1 << 5;
+
+/// RM-cell fields (TM 4.0 section 5.10.3), carried only by cells with `H_RM`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RmFields {
+    /// Explicit rate, Mb/s.
+    pub er: f32,
+    /// Current cell rate, Mb/s.
+    pub ccr: f32,
+    /// Minimum cell rate, Mb/s.
+    pub mcr: f32,
+    /// Bits: DIR (backward = 1), BN, CI, NI.
+    pub bits: u8,
+}
+
+/// One cell in the simulator: what the models read and write, nothing else.
+/// 40 bytes; a cell in flight on a link costs 48 bytes (its delivery time beside it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cell {
+    /// Creation time at the source (ps), for cell transfer delay.
+    pub created: u64,
+    /// Connection handle: index of the simplex flow (one direction of a VC); stands for the
+    /// VPI/VCI label, which a real switch would translate at each hop.
+    pub flow: u32,
+    /// Cell sequence number within the flow (wrapping); lets the receiver detect loss.
+    pub seq: u32,
+    /// On the end-of-frame cell: the AAL5 Length field (CPCS-SDU bytes). On other cells of an
+    /// AAL5 frame: the cell's index within its frame (what a real receiver knows from its
+    /// reassembly buffer's fill).
+    pub len: u16,
+    /// Index of the next output port on the flow's route.
+    pub hop: u8,
+    /// Header bits `H_*`.
+    pub hdr: u8,
+    /// On the end-of-frame cell of a transport's frame: the header field the transport needs
+    /// (TCP: the sequence number of a data segment, the acknowledgement number of an ACK). It
+    /// stands for the TCP header inside the frame, which a receiver reads only once the whole
+    /// frame passed the AAL5 CRC.
+    pub tag: u32,
+    /// RM fields, meaningful when `hdr & H_RM != 0`.
+    pub rm: RmFields,
+}
+
+impl Cell {
+    #[inline]
+    pub fn is_eof(&self) -> bool {
+        self.hdr & H_EOF != 0
+    }
+    #[inline]
+    pub fn is_rm(&self) -> bool {
+        self.hdr & H_RM != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_is_small() {
+        assert_eq!(std::mem::size_of::<Cell>(), 40);
+        assert_eq!(std::mem::size_of::<(u64, Cell)>(), 48);
+    }
+}
