@@ -64,12 +64,6 @@ pub mod time;
 pub mod transport;
 pub mod wire;
 
-// Compatibility re-exports of the old module paths (to be removed once every user has moved).
-pub mod fgn;
-pub mod tcp;
-pub mod traffic;
-pub mod video;
-
 pub use scenario::{parse, ScenarioError};
 pub use sim::Simulation;
 

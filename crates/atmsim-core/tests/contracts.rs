@@ -2,8 +2,8 @@
 //! cells, CLR of the CLP = 0 stream, SECBR, and the requested-QoS check.
 
 use atmsim_core::build_from_json;
+use atmsim_core::metrics::secbr_binomial;
 use atmsim_core::metrics::{ProposedContract, Summary};
-use atmsim_core::policing::secbr_binomial;
 use serde_json::{json, Value};
 
 fn run(sc: &Value) -> Summary {
@@ -136,7 +136,7 @@ fn calls_case(
 
 #[test]
 fn peak_rate_cac_blocking_matches_erlang_b() {
-    use atmsim_core::policing::erlang_b;
+    use atmsim_core::cac::erlang_b;
     // 10 Mb/s CBR calls on a 149.76 Mb/s port: 14 fit. 12 erlangs offered, exponential holding.
     let servers = (149.76f64 / 10.0).floor() as u32;
     assert_eq!(servers, 14);
@@ -177,7 +177,7 @@ fn one_run_blocking_interval_covers_erlang_b() {
     // the batch-means interval of each single run: about 95% of runs cover Erlang-B (here at
     // least 7 of 10 seeds, which a correct 95% interval misses with probability below 0.2%), and
     // it is wider than the binomial one, which ignores that blocked calls come in runs
-    use atmsim_core::policing::erlang_b;
+    use atmsim_core::cac::erlang_b;
     let expect = erlang_b(12.0, 14);
     let (mut covered, mut wider) = (0, 0);
     for seed in 1..=10 {

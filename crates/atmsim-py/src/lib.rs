@@ -57,7 +57,7 @@ fn map_traffic(
 #[pyfunction]
 #[pyo3(signature = (n, hurst, method = "paxson", seed = 0))]
 fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResult<Vec<f64>> {
-    use atmsim_core::fgn::{generate, FgnMethod};
+    use atmsim_core::stats::fgn::{FgnMethod, generate};
     let m = match method {
         "paxson" => FgnMethod::Paxson,
         "davies_harte" => FgnMethod::DaviesHarte,
@@ -69,7 +69,7 @@ fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResul
         }
     };
     py.detach(|| {
-        let mut rng = atmsim_core::traffic::stream(seed, "fgn");
+        let mut rng = atmsim_core::rng::stream(seed, "fgn");
         generate(m, n, hurst, 0.0, 1.0, &mut rng)
     })
     .map_err(|e| Error::Argument(e.to_string()).into())

@@ -7,8 +7,8 @@
 //! also holds the TCP receiver, whose ACKs go back on the reverse direction.
 
 use super::{RM_BN, RM_CI, RM_DIR};
-use crate::tcp::TcpReceiver;
-use crate::traffic::{Application, Ctx};
+use crate::app::{Application, Ctx};
+use crate::transport::tcp::TcpReceiver;
 use crate::wire::{Cell, H_CLP, H_EFCI, H_RM};
 
 /// TM 4.0 destination end system (DES rules 1-2): remembers the EFCI state of the last data
@@ -65,7 +65,7 @@ impl Application for AbrDest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::stream;
+    use crate::rng::stream;
     use crate::wire::RmFields;
 
     #[test]

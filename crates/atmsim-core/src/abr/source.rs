@@ -13,9 +13,10 @@
 //!   [`Application`].
 
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
-use crate::tcp::{SegmentOut, TcpSender};
+use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::time::SimTime;
-use crate::traffic::{Application, Cbr, Ctx, OnOff};
+use crate::transport::tcp::TcpSender;
+use crate::transport::SegmentOut;
 use crate::wire::aal5_cells;
 use crate::wire::{Cell, RmFields, H_CLP, H_EFCI, H_RM};
 use std::collections::VecDeque;
@@ -46,7 +47,7 @@ pub enum Feed {
     /// Data cells arrive like an ON-OFF stream.
     OnOff(OnOff),
     /// Data cells arrive like the MPEG-2 video model's cells.
-    Video(Box<crate::video::Multiplex>),
+    Video(Box<crate::app::mpeg2::Multiplex>),
     /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
     /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
     Relay(VecDeque<Cell>),
@@ -478,7 +479,7 @@ impl Application for AbrSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::stream;
+    use crate::rng::stream;
 
     fn params() -> AbrParams {
         AbrParams {

@@ -2,16 +2,17 @@
 
 use crate::abr::{AbrDest, AbrSource, Feed};
 use crate::build::*;
+use crate::host::AnySource;
+use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::BlockCounter;
+use crate::rng::stream;
 use crate::scenario::{
     CallSpec, Category, ConnectionSpec, HoldingSpec, Scenario, SourceKind, SourceSpec,
 };
 use crate::sim::*;
-use crate::tcp::TcpReceiver;
 use crate::time::*;
-use crate::traffic::{stream, AnySource};
+use crate::transport::tcp::TcpReceiver;
 use crate::wire::{aal5_cells, Reassembler};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -325,6 +326,7 @@ impl Builder<'_> {
             contract,
             source: c.source.clone(),
             first_link_mbps: link_mbps[&(ids[0], ids[1])],
+            make_source: source_app,
             rate_per_s: spec.arrival_rate_per_s,
             holding_mean_s: spec.holding_s,
             exponential: spec.holding != Some(HoldingSpec::Fixed),

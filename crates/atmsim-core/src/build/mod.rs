@@ -6,19 +6,21 @@ mod port;
 pub(crate) use connection::Builder;
 
 use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
+use crate::app::mpeg2::Multiplex;
+use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::engine::{Event, EventQueue};
+use crate::host::AnySource;
+use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::{BlockCounter, Contract, GcraForm, ScrStream, Upc, UpcAction};
+use crate::policing::{Contract, GcraForm, ScrStream, Upc, UpcAction};
 use crate::scenario::{
     AbrSchemeSpec, AbrSpec, Category, CcrSource, ClrFlowSpec, ConnectionSpec, ContractSpec,
     EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
 };
 use crate::sim::*;
-use crate::tcp::TcpSender;
 use crate::time::*;
-use crate::traffic::{AnySource, Application, Cbr, Ctx, OnOff};
-use crate::video::Multiplex;
+use crate::transport::tcp::TcpSender;
 use std::collections::BTreeMap;
 
 /// The policing-level contract of a contract spec.
@@ -56,7 +58,7 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     }
 }
 
-pub(crate) fn tcp_params(s: &SourceSpec) -> crate::tcp::TcpParams {
+pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
     s.tcp.clone().unwrap_or_default().params(s.start_s)
 }
 

@@ -1,12 +1,12 @@
 //! One output port and the channel it feeds, from the scenario's node, port and link specs.
 
 use crate::build::port_scheme;
+use crate::cac::{CacPolicy, PortCac};
 use crate::metrics::PortStats;
 use crate::net::*;
-use crate::policing::{CacPolicy, PortCac};
+use crate::rng::stream;
 use crate::scenario::{CacPolicySpec, DiscardSpec, LinkSpec, NodeKind, Scenario};
 use crate::time::*;
-use crate::traffic::stream;
 
 /// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps).
 pub(crate) fn build(

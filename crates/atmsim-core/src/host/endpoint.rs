@@ -10,6 +10,7 @@
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::mpeg2::Multiplex;
 use crate::app::{Application, Cbr, Ctx, OnOff};
+use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::SegmentOut;
@@ -106,5 +107,33 @@ impl Application for AnySource {
             }
             _ => {}
         }
+    }
+}
+
+/// An application attached to the sending end of a flow.
+pub struct Endpoint {
+    pub flow: u32,
+    pub app: AnySource,
+    pub(crate) rng: Rng,
+    pub(crate) timer_at: Option<SimTime>,
+    /// ABR sources: the ACR integral at the end of warm-up.
+    pub(crate) acr_mark: f64,
+    /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
+    pub(crate) tcp_mark: Option<Box<(crate::transport::tcp::TcpStats, u64)>>,
+}
+
+pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
+    match app {
+        AnySource::Tcp(t) => Some(t),
+        AnySource::Abr(a) => a.tcp(),
+        _ => None,
+    }
+}
+
+pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
+    match app {
+        AnySource::TcpSink(r) => Some(r),
+        AnySource::AbrDest(d) => d.tcp.as_deref(),
+        _ => None,
     }
 }

@@ -1,8 +1,10 @@
-//! Hosts: what sits at one end of a connection. [`endpoint`] holds [`endpoint::AnySource`], the
+//! Hosts: what sits at one end of a connection. [`shaper`] is the source shaper (I.371). [`endpoint`] holds [`endpoint::AnySource`], the
 //! closed enum over every endpoint model (applications, ABR end systems, TCP ends), which joins
 //! the application layer ([`crate::app`]), the transports ([`crate::transport`]) and ABR
 //! ([`crate::abr`]). `host` may depend on all three; none of them depends on `host`.
 
 pub mod endpoint;
+pub mod shaper;
 
-pub use endpoint::AnySource;
+pub use endpoint::{tcp_receiver, tcp_sender, AnySource, Endpoint};
+pub use shaper::Shaper;

@@ -1,9 +1,10 @@
 //! A flow: one direction of a VC (or of one ABR segment) along a static route.
 
+use crate::host::Shaper;
+use crate::metrics::BlockCounter;
 use crate::metrics::*;
-use crate::policing::{BlockCounter, Upc};
+use crate::policing::Upc;
 use crate::scenario::Category;
-use crate::sim::*;
 use crate::time::*;
 use crate::wire::Reassembler;
 

@@ -1,8 +1,8 @@
 //! Per-cell link impairments (scenario `links[].impairment`): loss, payload errors, misinsertion,
 //! extra delay and delay variation (ITU-T I.356 cell transfer outcomes: CLR, CER, CMR).
 
+use crate::rng::Rng;
 use crate::time::*;
-use crate::traffic::Rng;
 
 /// Per-cell link impairments (scenario `links[].impairment`), with the port's own random stream.
 pub struct Impairment {

@@ -16,8 +16,6 @@ use std::collections::VecDeque;
 pub struct Link {
     /// Cells in flight and the time each reaches the far node.
     pub(crate) pipe: VecDeque<(SimTime, Cell)>,
-    /// Propagation delay alone.
-    pub(crate) prop_ps: SimDuration,
     /// Propagation + the receiving node's fabric transit.
     pub(crate) delay_ps: SimDuration,
     /// Whether the head cell's arrival event is in the event queue.
@@ -32,7 +30,6 @@ impl Link {
     pub fn new(prop_ps: SimDuration, transit_ps: SimDuration, in_flight: usize) -> Self {
         Link {
             pipe: VecDeque::with_capacity(in_flight),
-            prop_ps,
             delay_ps: prop_ps + transit_ps,
             arrive_pending: false,
             impair: None,

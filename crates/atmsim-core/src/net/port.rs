@@ -2,9 +2,9 @@
 //! directed channel it feeds (serialization at the port rate; propagation on the link).
 
 use crate::abr::PortScheme;
+use crate::cac::PortCac;
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::PortCac;
 use crate::time::*;
 
 /// An output port and the directed channel it feeds.

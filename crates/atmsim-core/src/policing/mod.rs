@@ -1,7 +1,7 @@
 //! Traffic contracts at the ATM layer: conformance (GCRA), usage parameter control (UPC), the
-//! mapping of application traffic to PCR/SCR/MBS, contracts proposed from a recorded stream and
-//! the block-based QoS measures (SECBR, CER, CLR, CMR). Connection admission control lives in
-//! [`crate::cac`] and is re-exported here.
+//! mapping of application traffic to PCR/SCR/MBS and contracts proposed from a recorded stream.
+//! Connection admission control lives in [`crate::cac`], the block-based QoS measures (SECBR,
+//! CER, CLR, CMR) in [`crate::metrics::qos`].
 //!
 //! - [`gcra`]: GCRA(T, tau) in both I.371 forms, single and dual, and the rate helpers
 //!   ([`increment_ps`], the one rounding point of a rate into picoseconds).
@@ -9,7 +9,6 @@
 //! - [`upc`]: usage parameter control ([`Upc`]: discard or tag).
 //! - [`mapping`]: application traffic to PCR/SCR/MBS ([`AppTraffic`]).
 //! - [`propose`]: CDVT and MBS fitted to a recorded cell stream ([`fit_bursts`]).
-//! - [`qos`]: SECBR/CER/CLR/CMR block counting ([`BlockCounter`]).
 //!
 //! Sources:
 //! - ITU-T Rec. I.371, *Traffic control and congestion control in B-ISDN*: the Generic Cell Rate
@@ -30,15 +29,10 @@ pub mod contract;
 pub mod gcra;
 pub mod mapping;
 pub mod propose;
-pub mod qos;
 pub mod upc;
 
 pub use contract::*;
 pub use gcra::*;
 pub use mapping::*;
 pub use propose::*;
-pub use qos::*;
 pub use upc::*;
-
-// Compatibility: CAC used to live here; `crate::policing::{PortCac, erlang_b, ...}` keep working.
-pub use crate::cac::*;

@@ -184,8 +184,8 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                     ));
                 }
             }
-            use crate::fgn::FgnError as F;
-            use crate::video::VideoError as V;
+            use crate::app::mpeg2::VideoError as V;
+            use crate::stats::fgn::FgnError as F;
             if let Err(e) = s.video_params().validate() {
                 let key = match &e {
                     V::Fgn(F::HurstOutOfRange(_)) => "hurst",

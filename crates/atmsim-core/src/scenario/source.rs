@@ -90,9 +90,9 @@ pub struct TcpSpec {
 
 impl TcpSpec {
     /// The model's parameters (defaults filled in).
-    pub fn params(&self, start_s: f64) -> crate::tcp::TcpParams {
-        use crate::tcp::{Recovery, TcpParams, Workload};
+    pub fn params(&self, start_s: f64) -> crate::transport::tcp::TcpParams {
         use crate::time::secs_to_ps;
+        use crate::transport::tcp::{Recovery, TcpParams, Workload};
         let mut p = TcpParams::new(
             self.mss_bytes.unwrap_or(512) as u32,
             self.window_bytes.unwrap_or(65_535) as u64,
@@ -199,16 +199,16 @@ pub struct SourceSpec {
 
 impl SourceSpec {
     /// The MPEG-2 model's parameters (seed 000 section 4 defaults for what is absent).
-    pub fn video_params(&self) -> crate::video::VideoParams {
-        use crate::video::VideoParams;
+    pub fn video_params(&self) -> crate::app::mpeg2::VideoParams {
+        use crate::app::mpeg2::VideoParams;
         let d = VideoParams::default();
         VideoParams {
             mean_mbps: self.mean_mbps.unwrap_or(d.mean_mbps),
             std_mbps: self.std_mbps.unwrap_or(d.std_mbps),
             hurst: self.hurst.unwrap_or(d.hurst),
             method: match self.fgn {
-                Some(FgnMethodSpec::DaviesHarte) => crate::fgn::FgnMethod::DaviesHarte,
-                _ => crate::fgn::FgnMethod::Paxson,
+                Some(FgnMethodSpec::DaviesHarte) => crate::stats::fgn::FgnMethod::DaviesHarte,
+                _ => crate::stats::fgn::FgnMethod::Paxson,
             },
             min_rate_mbps: self.min_rate_mbps.unwrap_or(d.min_rate_mbps),
             max_rate_mbps: self.max_rate_mbps.unwrap_or(d.max_rate_mbps),

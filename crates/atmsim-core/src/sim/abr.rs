@@ -2,10 +2,10 @@
 //! coupling of a VS/VD switch's two segments.
 
 use crate::engine::Event;
+use crate::host::AnySource;
 use crate::scenario::Category;
 use crate::sim::*;
 use crate::time::*;
-use crate::traffic::AnySource;
 use crate::wire::Cell;
 
 impl Simulation {

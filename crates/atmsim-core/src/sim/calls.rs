@@ -1,47 +1,14 @@
 //! Switched calls: Poisson arrivals, hop-by-hop set-up with CAC at each switch, release, and the
 //! blocking statistics.
 
-use crate::build::*;
+use crate::app::{Application, Ctx};
+use crate::cac::calls::call_batch;
 use crate::engine::Event;
-use crate::policing::{Contract, Reservation};
+use crate::host::AnySource;
 use crate::scenario::SourceSpec;
 use crate::sim::*;
 use crate::time::*;
-use crate::traffic::{AnySource, Application, Ctx, Rng};
 use rand_distr::{Distribution, Exp};
-
-/// A class of switched calls (scenario `calls[]`).
-pub struct CallClass {
-    pub name: String,
-    pub(crate) contract: Contract,
-    pub(crate) source: SourceSpec,
-    pub(crate) first_link_mbps: f64,
-    pub(crate) rate_per_s: f64,
-    pub(crate) holding_mean_s: f64,
-    pub(crate) exponential: bool,
-    pub(crate) stop: SimTime,
-    /// Switch ports on the route that run CAC.
-    pub(crate) ports: Vec<u32>,
-    /// Prepared (flow, endpoint) pairs, their reservations while a call holds them.
-    pub(crate) slots: Vec<(u32, u32, Vec<Reservation>)>,
-    /// Per slot, the call being set up or held: (arrival time, holding time s).
-    pub(crate) calls: Vec<(SimTime, f64)>,
-    /// Sum of the set-up delays (arrival to CONNECT) of the calls connected after warm-up.
-    pub(crate) setup_sum_ps: u128,
-    pub(crate) connected: u64,
-    pub(crate) free: Vec<u32>,
-    pub(crate) rng: Rng,
-    pub(crate) offered: u64,
-    pub(crate) admitted: u64,
-    pub(crate) blocked: u64,
-    pub(crate) no_slot: u64,
-    /// Calls offered and blocked (CAC or no slot) per batch of the measurement window, by
-    /// arrival time, for the batch-means confidence interval.
-    pub(crate) batch_offered: [u64; CALL_BATCHES],
-    pub(crate) batch_blocked: [u64; CALL_BATCHES],
-    pub(crate) active: u32,
-    pub(crate) max_active: u32,
-}
 
 impl Simulation {
     /// A call arrives: CAC at every port of the route (all or nothing), then a free slot.
@@ -166,7 +133,7 @@ impl Simulation {
             stop_s: Some(ps_to_secs(end)),
             ..cls.source.clone()
         };
-        let app = source_app(&spec, cls.first_link_mbps);
+        let app = (cls.make_source)(&spec, cls.first_link_mbps);
         let ep = &mut self.endpoints[e as usize];
         ep.app = app;
         ep.timer_at = None;
@@ -188,45 +155,4 @@ impl Simulation {
         ep.app = AnySource::Idle;
         ep.timer_at = None;
     }
-}
-
-/// Batches of the measurement window for the confidence interval of a call class's blocking.
-pub const CALL_BATCHES: usize = 20;
-
-/// The batch (of [`CALL_BATCHES`] equal parts of [warm-up, end)) of a call arriving at `t`.
-pub(crate) fn call_batch(t: SimTime, warmup: SimTime, end: SimTime) -> usize {
-    let span = end.saturating_sub(warmup).max(1) as u128;
-    ((t.saturating_sub(warmup) as u128 * CALL_BATCHES as u128 / span) as usize)
-        .min(CALL_BATCHES - 1)
-}
-
-/// Half-width of the 95% confidence interval of the blocking probability by the method of batch
-/// means (Law and Kelton, Simulation Modeling and Analysis, section 9.5.3): the blocking ratios
-/// of the batches with calls are treated as independent, Student's t with (batches - 1) degrees
-/// of freedom. Successive calls are correlated (a blocked call finds the port full, and so does
-/// the next one), which a binomial interval would ignore. NaN with fewer than two such batches.
-pub fn batch_means_ci95(offered: &[u64], blocked: &[u64]) -> f64 {
-    let ratios: Vec<f64> = offered
-        .iter()
-        .zip(blocked)
-        .filter(|(&o, _)| o > 0)
-        .map(|(&o, &b)| b as f64 / o as f64)
-        .collect();
-    let k = ratios.len();
-    if k < 2 {
-        return f64::NAN;
-    }
-    let mean = ratios.iter().sum::<f64>() / k as f64;
-    let var = ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
-    t975(k - 1) * (var / k as f64).sqrt()
-}
-
-/// The 0.975 quantile of Student's t with `df` degrees of freedom (df 1 to 30, then 1.96).
-pub(crate) fn t975(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    T.get(df.wrapping_sub(1)).copied().unwrap_or(1.96)
 }

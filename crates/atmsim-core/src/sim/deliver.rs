@@ -1,10 +1,10 @@
 //! Cells reaching the last node of their flow: QoS accounting (CTD, CDV, CLR, CER, CMR, SECBR
 //! blocks), AAL5 reassembly, and hand-over to the receiving endpoint.
 
+use crate::app::{Application, Ctx};
+use crate::metrics::CellOutcome;
 use crate::net::*;
-use crate::policing::CellOutcome;
 use crate::sim::*;
-use crate::traffic::{Application, Ctx};
 use crate::wire::{Cell, FrameEvent, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
 
 impl Simulation {

@@ -231,4 +231,13 @@ impl Simulation {
             self.switch_cell(node, np, cell, cls);
         }
     }
+
+    /// A cell of category `cls` is at `node` (it came in on a link) and leaves by output port
+    /// `out`: the node's fabric takes it there.
+    #[inline]
+    pub(crate) fn switch_cell(&mut self, node: u32, out: u32, cell: Cell, cls: usize) {
+        match &self.nodes[node as usize].fabric {
+            AnyFabric::OutputBuffered(_) => self.enqueue(out, cell, cls),
+        }
+    }
 }

@@ -17,22 +17,23 @@
 //! buffer limits apply to waiting cells.
 
 mod abr;
-pub mod calls;
+mod calls;
 mod deliver;
 mod emit;
 mod forward;
-pub mod parts;
 mod sample;
 mod summary;
 
-pub use calls::{batch_means_ci95, CallClass, CALL_BATCHES};
-pub use parts::{tcp_receiver, tcp_sender, Endpoint, Monitor, Shaper};
+pub use crate::cac::calls::{CallClass, CALL_BATCHES};
+pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Shaper};
+pub use crate::metrics::Monitor;
+pub use crate::stats::ci::batch_means_ci95;
 
+use crate::app::{Application, Asks, Ctx};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
-use crate::traffic::{Application, Asks, Ctx};
 use crate::wire::aal5_cells;
 
 /// A built network, ready to run.

@@ -1,10 +1,10 @@
 //! Periodic sampling of the time series and the end of the warm-up.
 
 use crate::engine::Event;
+use crate::host::AnySource;
 use crate::metrics::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::traffic::AnySource;
 use crate::wire::CELL_PAYLOAD;
 
 impl Simulation {

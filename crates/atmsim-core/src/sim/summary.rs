@@ -1,12 +1,12 @@
 //! The summary of a run (counters to the per-port, per-connection and per-call-class results).
 
 use crate::abr::AbrSource;
+use crate::cac::CacPolicy;
+use crate::host::AnySource;
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::CacPolicy;
 use crate::sim::*;
 use crate::time::*;
-use crate::traffic::AnySource;
 use crate::wire::{Cell, CELL_PAYLOAD, H_MIS};
 use std::collections::BTreeMap;
 
@@ -277,7 +277,7 @@ impl Simulation {
             let per_call = cac.policy().bandwidth(&c.contract);
             servers = servers.min((free_mbps / per_call + 1e-9).floor() as u32);
         }
-        Some(crate::policing::erlang_b(
+        Some(crate::cac::erlang_b(
             c.rate_per_s * c.holding_mean_s,
             servers,
         ))
@@ -293,7 +293,7 @@ impl Simulation {
         let rx_e = self.flows[i].rx_endpoint;
         let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
         let r = re.and_then(|e| tcp_receiver(&e.app));
-        let zero = (crate::tcp::TcpStats::default(), 0);
+        let zero = (crate::transport::tcp::TcpStats::default(), 0);
         let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
         let rm = re
             .and_then(|e| e.tcp_mark.as_deref())
@@ -305,7 +305,8 @@ impl Simulation {
             _ => 1.0,
         };
         let max_payload_fraction =
-            crate::wire::aal5_efficiency(t.p.mss, crate::tcp::TCP_IP_LLC_BYTES) * rm_share;
+            crate::wire::aal5_efficiency(t.p.mss, crate::transport::tcp::TCP_IP_LLC_BYTES)
+                * rm_share;
         Some(TcpSummary {
             max_payload_fraction,
             goodput_mbps: if window_s > 0.0 {

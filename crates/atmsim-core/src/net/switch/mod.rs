@@ -2,9 +2,9 @@
 //!
 //! The extension point of seed 004's comparison of switch architectures. Each fabric is one file
 //! with a struct implementing [`Fabric`] (no-op defaults), listed once in [`AnyFabric`]; the one
-//! `match` that dispatches a cell to its fabric is [`crate::sim::Simulation::switch_cell`] below.
-//! Adding a fabric touches its own file, the enum, and its scenario section (and, if it needs
-//! timed work of its own, the `Event::Fabric` handler here), nothing else in the engine.
+//! `match` that hands a cell to its node's fabric is `Simulation::switch_cell` (`sim/forward.rs`).
+//! Adding a fabric touches its own file, the enum, its arm in that match and its scenario
+//! section.
 //!
 //! - [`output_buffered::OutputBuffered`]: cells go straight to the output port's queue after a
 //!   fixed transit delay (today's model; seed 003's and seed 000's switches; seed 004's Fore
@@ -14,9 +14,7 @@ pub mod output_buffered;
 
 pub use output_buffered::OutputBuffered;
 
-use crate::sim::Simulation;
 use crate::time::SimDuration;
-use crate::wire::Cell;
 
 /// The hooks a fabric may implement.
 pub trait Fabric {
@@ -38,17 +36,6 @@ impl AnyFabric {
     pub fn transit_ps(&self) -> SimDuration {
         match self {
             AnyFabric::OutputBuffered(f) => f.transit_ps(),
-        }
-    }
-}
-
-impl Simulation {
-    /// A cell of category `cls` is at `node` (it came in on a link) and leaves by output port
-    /// `out`: the node's fabric takes it there.
-    #[inline]
-    pub(crate) fn switch_cell(&mut self, node: u32, out: u32, cell: Cell, cls: usize) {
-        match &self.nodes[node as usize].fabric {
-            AnyFabric::OutputBuffered(_) => self.enqueue(out, cell, cls),
         }
     }
 }

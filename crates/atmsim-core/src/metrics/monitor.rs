@@ -1,53 +1,9 @@
-//! Endpoint, source shaper and bundle monitor (to move to host/ and metrics/).
+//! The bundle monitor of the adaptive contract proposal (seed 001 section 6.2): the cells a bundle
+//! of connections sent, counted per window, with every cell's emission time for fitting CDVT and
+//! MBS ([`crate::policing::fit_bursts`]).
 
-use crate::metrics::*;
-use crate::policing::Contract;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::metrics::ProposedContract;
 use crate::time::*;
-use crate::traffic::{AnySource, Rng};
-use crate::wire::Cell;
-use std::collections::VecDeque;
-
-/// A source shaper (I.371 traffic shaping): cells wait in a FIFO until they conform to the
-/// contract's GCRA(s) in virtual-scheduling form, so a shaped stream always passes UPC.
-pub struct Shaper {
-    pub(crate) pcr: crate::policing::VirtualScheduling,
-    pub(crate) scr: Option<crate::policing::VirtualScheduling>,
-    pub(crate) queue: VecDeque<Cell>,
-    pub(crate) pending: bool,
-    /// Most cells waiting at once.
-    pub max_queue: usize,
-}
-
-impl Shaper {
-    pub(crate) fn new(c: &Contract) -> Self {
-        use crate::policing::{increment_ps, VirtualScheduling};
-        Shaper {
-            pcr: VirtualScheduling::new(increment_ps(c.pcr_mbps), c.cdvt_ps),
-            scr: c
-                .scr_mbps
-                .map(|s| VirtualScheduling::new(increment_ps(s), c.bt_ps())),
-            queue: VecDeque::new(),
-            pending: false,
-            max_queue: 0,
-        }
-    }
-
-    /// The earliest time a cell conforms to every bucket.
-    pub(crate) fn earliest(&self) -> SimTime {
-        let p = self.pcr.tat().saturating_sub(self.pcr.limit_ps());
-        self.scr
-            .as_ref()
-            .map_or(p, |s| p.max(s.tat().saturating_sub(s.limit_ps())))
-    }
-
-    pub(crate) fn take(&mut self, t: SimTime) {
-        self.pcr.update(t);
-        if let Some(s) = &mut self.scr {
-            s.update(t);
-        }
-    }
-}
 
 /// The cells a bundle of connections sent (seed 001 section 6.2's throughput monitoring): counts
 /// per window, and every cell's emission time for fitting the burst parameters (8 bytes per
@@ -124,33 +80,5 @@ impl Monitor {
             window_s: w_s,
             windows: n as u64,
         })
-    }
-}
-
-/// An application attached to the sending end of a flow.
-pub struct Endpoint {
-    pub flow: u32,
-    pub app: AnySource,
-    pub(crate) rng: Rng,
-    pub(crate) timer_at: Option<SimTime>,
-    /// ABR sources: the ACR integral at the end of warm-up.
-    pub(crate) acr_mark: f64,
-    /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
-    pub(crate) tcp_mark: Option<Box<(crate::tcp::TcpStats, u64)>>,
-}
-
-pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
-    match app {
-        AnySource::Tcp(t) => Some(t),
-        AnySource::Abr(a) => a.tcp(),
-        _ => None,
-    }
-}
-
-pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
-    match app {
-        AnySource::TcpSink(r) => Some(r),
-        AnySource::AbrDest(d) => d.tcp.as_deref(),
-        _ => None,
     }
 }
