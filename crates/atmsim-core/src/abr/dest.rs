@@ -6,6 +6,7 @@
 //! turnaround is done by the other end's [`super::AbrSource`] instead. With TCP over ABR it
 //! also holds the TCP receiver, whose ACKs go back on the reverse direction.
 
+use crate::wire::SegHdr;
 use super::{RM_BN, RM_CI, RM_DIR};
 use crate::app::{Application, Ctx};
 use crate::transport::tcp::TcpReceiver;
@@ -31,9 +32,9 @@ impl Application for AbrDest {
             }
         }
     }
-    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, tag: u32) {
-        if let Some(r) = &mut self.tcp {
-            r.on_segment(ctx.now, sdu, tag, ctx);
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
+        if let (Some(r), true) = (&mut self.tcp, seg.has_data()) {
+            r.on_segment(ctx.now, sdu, seg.seq, ctx);
             if let Some(t) = r.next_timer() {
                 ctx.set_timer(t.max(ctx.now));
             }

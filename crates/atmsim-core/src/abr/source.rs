@@ -12,6 +12,7 @@
 //! - [`AbrSource`]: ACR, the forward RM cell schedule and the rules that change ACR, as an
 //!   [`Application`].
 
+use crate::wire::SegHdr;
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
 use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::time::SimTime;
@@ -63,18 +64,19 @@ pub struct TcpFeed {
     pub queue: FrameQueue,
 }
 
-/// AAL5 frames waiting at a source: (SDU bytes, tag); the head frame has `head_sent` cells gone.
+/// AAL5 frames waiting at a source: (SDU bytes, transport header); the head frame has
+/// `head_sent` cells gone.
 #[derive(Clone, Debug, Default)]
 pub struct FrameQueue {
-    frames: VecDeque<(u32, u32)>,
+    frames: VecDeque<(u32, SegHdr)>,
     head_sent: u32,
     /// Cells waiting in all frames.
     pub cells: u64,
 }
 
 impl FrameQueue {
-    /// The next cell of the head frame: (index or SDU length, end of frame, tag).
-    fn next_cell(&mut self) -> (u16, bool, u32) {
+    /// The next cell of the head frame: (index or SDU length, end of frame, transport header).
+    fn next_cell(&mut self) -> (u16, bool, SegHdr) {
         let (sdu, tag) = *self
             .frames
             .front()
@@ -96,8 +98,8 @@ impl SegmentOut for FrameQueue {
     fn room(&self) -> bool {
         true
     }
-    fn frame(&mut self, sdu: u32, tag: u32) {
-        self.frames.push_back((sdu, tag));
+    fn frame(&mut self, sdu: u32, seg: SegHdr) {
+        self.frames.push_back((sdu, seg));
         self.cells += aal5_cells(sdu) as u64;
     }
 }
@@ -465,10 +467,10 @@ impl Application for AbrSource {
             self.request_timer(ctx);
         }
     }
-    fn on_frame(&mut self, ctx: &mut Ctx, _sdu: u32, tag: u32) {
+    fn on_frame(&mut self, ctx: &mut Ctx, _sdu: u32, seg: SegHdr) {
         // a TCP ACK on the reverse direction
-        if let Feed::Tcp(f) = &mut self.feed {
-            (self.backlog, self.feed_next) = step_tcp(f, ctx.now, Some(tag));
+        if let (Feed::Tcp(f), true) = (&mut self.feed, seg.has_ack()) {
+            (self.backlog, self.feed_next) = step_tcp(f, ctx.now, Some(seg.ack));
             self.max_backlog = self.max_backlog.max(self.backlog);
             self.wake(ctx.now);
             self.request_timer(ctx);

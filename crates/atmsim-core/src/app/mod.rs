@@ -21,7 +21,7 @@ pub use onoff::OnOff;
 
 use crate::rng::Rng;
 use crate::time::SimTime;
-use crate::wire::Cell;
+use crate::wire::{Cell, SegHdr};
 use arrayvec::ArrayVec;
 
 /// What an application sees and asks for during one call.
@@ -33,11 +33,11 @@ pub struct Ctx<'a> {
     pub(crate) send: u32,
     pub(crate) cell: Option<Cell>,
     pub(crate) timer: Option<SimTime>,
-    /// Whole AAL5 frames to send: (CPCS-SDU bytes, tag of the end-of-frame cell).
-    pub(crate) frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
+    /// Whole AAL5 frames to send: (CPCS-SDU bytes, transport header).
+    pub(crate) frames: ArrayVec<(u32, SegHdr), FRAMES_PER_CALL>,
     /// One cell of a frame, paced by its sender (an ABR source carrying TCP): (index within
-    /// the frame, or the SDU length on the end-of-frame cell; end of frame; tag).
-    pub(crate) frame_cell: Option<(u16, bool, u32)>,
+    /// the frame, or the SDU length on the end-of-frame cell; end of frame; transport header).
+    pub(crate) frame_cell: Option<(u16, bool, SegHdr)>,
 }
 
 /// What an application asked for in one call (see [`Ctx`]).
@@ -45,8 +45,8 @@ pub struct Asks {
     pub cell: Option<Cell>,
     pub send: u32,
     pub timer: Option<SimTime>,
-    pub frames: ArrayVec<(u32, u32), FRAMES_PER_CALL>,
-    pub frame_cell: Option<(u16, bool, u32)>,
+    pub frames: ArrayVec<(u32, SegHdr), FRAMES_PER_CALL>,
+    pub frame_cell: Option<(u16, bool, SegHdr)>,
 }
 
 impl Asks {
@@ -102,9 +102,9 @@ impl<'a> Ctx<'a> {
         self.timer
     }
     /// Send one cell of a variable-length frame (see `frame_cell`). One per call.
-    pub fn send_frame_cell(&mut self, len_or_index: u16, eof: bool, tag: u32) {
+    pub fn send_frame_cell(&mut self, len_or_index: u16, eof: bool, seg: SegHdr) {
         debug_assert!(self.frame_cell.is_none(), "one frame cell per call");
-        self.frame_cell = Some((len_or_index, eof, tag));
+        self.frame_cell = Some((len_or_index, eof, seg));
     }
     /// Everything this call asked for, for the engine to carry out.
     pub fn asks(self) -> Asks {
@@ -134,9 +134,9 @@ pub trait Application {
     fn on_timer(&mut self, _ctx: &mut Ctx) {}
     /// Called for each cell that reaches this endpoint (feedback, acknowledgements).
     fn on_cell(&mut self, _ctx: &mut Ctx, _cell: &Cell) {}
-    /// Called after `on_cell` when the cell completed an intact AAL5 frame of `sdu` bytes whose
-    /// end-of-frame cell carried `tag`.
-    fn on_frame(&mut self, _ctx: &mut Ctx, _sdu: u32, _tag: u32) {}
+    /// Called after `on_cell` when the cell completed an intact AAL5 frame of `sdu` bytes with
+    /// transport header `seg`.
+    fn on_frame(&mut self, _ctx: &mut Ctx, _sdu: u32, _seg: SegHdr) {}
 }
 
 /// Helpers for the applications' unit tests.

@@ -50,7 +50,7 @@ impl Builder<'_> {
             tx_seq: 0,
             tx_in_frame: 0,
             reasm: Reassembler::default(),
-            rx_endpoint: NONE,
+            rx: Vec::new(),
             pair: NONE,
             backward,
             vs_endpoint: NONE,
@@ -77,6 +77,7 @@ impl Builder<'_> {
             timer_at: None,
             acr_mark: 0.0,
             tcp_mark: None,
+            conn: 0,
         }
     }
 
@@ -151,8 +152,8 @@ impl Builder<'_> {
                     };
                     if let Some((app, key)) = rx {
                         // each direction's cells reach the application sending the other way
-                        flows[fwd].rx_endpoint = endpoints.len() as u32;
-                        flows[rev].rx_endpoint = src as u32;
+                        flows[fwd].set_rx(0, endpoints.len() as u32);
+                        flows[rev].set_rx(0, src as u32);
                         endpoints.push(endpoint(rev, app, format!("connections.{}.{key}", c.name)));
                     }
                 }
@@ -200,8 +201,8 @@ impl Builder<'_> {
                     end(&back, &rs),
                     format!("connections.{}.reverse_source", c.name),
                 ));
-                flows[fwd].rx_endpoint = b_end as u32;
-                flows[rev].rx_endpoint = a_end as u32;
+                flows[fwd].set_rx(0, b_end as u32);
+                flows[rev].set_rx(0, a_end as u32);
                 return;
             }
             // ABR: one control loop per segment, split at VS/VD switches; each segment has its
@@ -258,8 +259,8 @@ impl Builder<'_> {
                     AnySource::AbrDest(des),
                     format!("{key}.abr_destination"),
                 ));
-                flows[fwd].rx_endpoint = dst as u32;
-                flows[rev].rx_endpoint = src as u32;
+                flows[fwd].set_rx(0, dst as u32);
+                flows[rev].set_rx(0, src as u32);
                 if let Some(p) = prev {
                     flows[p].vs_endpoint = src as u32;
                     flows[p].vs_next = fwd as u32;

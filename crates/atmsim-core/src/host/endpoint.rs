@@ -14,14 +14,14 @@ use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::SegmentOut;
-use crate::wire::Cell;
+use crate::wire::{Cell, SegHdr};
 
 impl SegmentOut for Ctx<'_> {
     fn room(&self) -> bool {
         !self.frames.is_full()
     }
-    fn frame(&mut self, sdu: u32, tag: u32) {
-        self.frames.push((sdu, tag));
+    fn frame(&mut self, sdu: u32, seg: SegHdr) {
+        self.frames.push((sdu, seg));
     }
 }
 
@@ -93,16 +93,16 @@ impl Application for AnySource {
             AnySource::Tcp(_) | AnySource::TcpSink(_) => {}
         }
     }
-    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, tag: u32) {
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
         match self {
-            AnySource::Abr(s) => s.on_frame(ctx, sdu, tag),
-            AnySource::AbrDest(s) => s.on_frame(ctx, sdu, tag),
-            AnySource::Tcp(s) => {
-                s.on_ack(ctx.now, tag, ctx);
+            AnySource::Abr(s) => s.on_frame(ctx, sdu, seg),
+            AnySource::AbrDest(s) => s.on_frame(ctx, sdu, seg),
+            AnySource::Tcp(s) if seg.has_ack() => {
+                s.on_ack(ctx.now, seg.ack, ctx);
                 tcp_timer(ctx, s.next_timer());
             }
-            AnySource::TcpSink(s) => {
-                s.on_segment(ctx.now, sdu, tag, ctx);
+            AnySource::TcpSink(s) if seg.has_data() => {
+                s.on_segment(ctx.now, sdu, seg.seq, ctx);
                 tcp_timer(ctx, s.next_timer());
             }
             _ => {}
@@ -120,6 +120,9 @@ pub struct Endpoint {
     pub(crate) acr_mark: f64,
     /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
     pub(crate) tcp_mark: Option<Box<(crate::transport::tcp::TcpStats, u64)>>,
+    /// The transport connection within the flow's VC this endpoint sends as
+    /// ([`crate::wire::SegHdr::conn`]; 0 unless the VC carries a bundle).
+    pub conn: u16,
 }
 
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {

@@ -2,6 +2,7 @@
 
 use crate::host::Shaper;
 use crate::metrics::BlockCounter;
+use crate::net::NONE;
 use crate::metrics::*;
 use crate::policing::Upc;
 use crate::scenario::Category;
@@ -32,9 +33,11 @@ pub struct Flow {
     pub(crate) tx_seq: u32,
     pub(crate) tx_in_frame: u32,
     pub(crate) reasm: Reassembler,
-    /// The endpoint at the receiving host that sees this flow's cells (the application sending
-    /// on the reverse direction, e.g. an ABR destination or a TCP receiver), or NONE.
-    pub(crate) rx_endpoint: u32,
+    /// The endpoints at the receiving host that take this flow's cells, by transport connection
+    /// within the VC ([`crate::wire::SegHdr::conn`], seed 001's connection bundling): entry 0 is
+    /// the application sending on the reverse direction (an ABR destination, a TCP receiver),
+    /// further entries the other connections of a bundle; NONE where nobody listens.
+    pub(crate) rx: Vec<u32>,
     /// The opposite direction of the same connection (NONE if one-way).
     pub(crate) pair: u32,
     /// True for the direction that carries an ABR connection's backward RM cells.
@@ -61,4 +64,21 @@ pub struct Flow {
     /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
     pub(crate) base_ps: SimDuration,
     pub stats: FlowStats,
+}
+
+impl Flow {
+    /// The receiving endpoint of transport connection `conn` (NONE if there is none).
+    #[inline]
+    pub(crate) fn rx_endpoint(&self, conn: u16) -> u32 {
+        self.rx.get(conn as usize).copied().unwrap_or(NONE)
+    }
+
+    /// Hand transport connection `conn`'s cells to endpoint `e`.
+    pub(crate) fn set_rx(&mut self, conn: u16, e: u32) {
+        let c = conn as usize;
+        if self.rx.len() <= c {
+            self.rx.resize(c + 1, NONE);
+        }
+        self.rx[c] = e;
+    }
 }

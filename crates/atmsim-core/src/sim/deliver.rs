@@ -64,7 +64,7 @@ impl Simulation {
             {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
-                    frame_done = Some((len as u32, cell.tag));
+                    frame_done = Some((len as u32, cell.seg));
                     if cell.created >= self.warmup {
                         f.stats.frames_delivered += 1;
                     }
@@ -86,15 +86,15 @@ impl Simulation {
         let e = if vs != NONE && !cell.is_rm() {
             vs
         } else {
-            f.rx_endpoint
+            f.rx_endpoint(cell.seg.conn)
         };
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
             let mut ctx = Ctx::new(now, &mut ep.rng);
             ep.app.on_cell(&mut ctx, &cell);
-            if let Some((sdu, tag)) = frame_done {
+            if let Some((sdu, seg)) = frame_done {
                 if e != vs {
-                    ep.app.on_frame(&mut ctx, sdu, tag);
+                    ep.app.on_frame(&mut ctx, sdu, seg);
                 }
             }
             let mut asks = ctx.asks();

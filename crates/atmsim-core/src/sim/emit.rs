@@ -1,5 +1,6 @@
 //! Cells entering the network: emission by the sending host, AAL5 framing, the source shaper.
 
+use crate::wire::SegHdr;
 use crate::engine::Event;
 use crate::sim::*;
 use crate::wire::{Cell, H_EOF};
@@ -18,12 +19,12 @@ impl Simulation {
                 len = f.frame_len;
             }
         }
-        self.emit_cell(flow, len, eof, 0);
+        self.emit_cell(flow, len, eof, SegHdr::default());
     }
 
     /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
     /// end-of-frame cell, the frame's SDU length; `tag` the transport's header field.
-    pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, tag: u32) {
+    pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
         let now = self.now;
         let warm = now >= self.warmup;
         let f = &mut self.flows[flow as usize];
@@ -32,7 +33,7 @@ impl Simulation {
             flow,
             seq: f.tx_seq,
             len,
-            tag,
+            seg,
             ..Default::default()
         };
         f.tx_seq = f.tx_seq.wrapping_add(1);

@@ -163,15 +163,18 @@ impl Simulation {
         if let Some(c) = asks.cell {
             self.emit_explicit(flow, c);
         }
-        if let Some((len, eof, tag)) = asks.frame_cell {
-            self.emit_cell(flow, len, eof, tag);
+        let conn = self.endpoints[e as usize].conn;
+        if let Some((len, eof, mut seg)) = asks.frame_cell {
+            seg.conn = conn;
+            self.emit_cell(flow, len, eof, seg);
         }
-        for &(sdu, tag) in &asks.frames {
+        for &(sdu, mut seg) in &asks.frames {
+            seg.conn = conn;
             let n = aal5_cells(sdu);
             for i in 0..n - 1 {
-                self.emit_cell(flow, i as u16, false, tag);
+                self.emit_cell(flow, i as u16, false, seg);
             }
-            self.emit_cell(flow, sdu as u16, true, tag);
+            self.emit_cell(flow, sdu as u16, true, seg);
         }
         for _ in 0..asks.send {
             self.emit(flow);

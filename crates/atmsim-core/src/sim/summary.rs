@@ -290,7 +290,7 @@ impl Simulation {
             .iter()
             .find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
         let t = tcp_sender(&se.app)?;
-        let rx_e = self.flows[i].rx_endpoint;
+        let rx_e = self.flows[i].rx_endpoint(0);
         let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
         let r = re.and_then(|e| tcp_receiver(&e.app));
         let zero = (crate::transport::tcp::TcpStats::default(), 0);

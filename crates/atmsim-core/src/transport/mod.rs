@@ -7,10 +7,13 @@
 
 pub mod tcp;
 
+use crate::wire::SegHdr;
+
 /// What a TCP end asks the engine for in one call.
 pub trait SegmentOut {
     /// Room for more segments in this call (the engine's per-call outbox).
     fn room(&self) -> bool;
-    /// Send one AAL5 frame of `sdu` bytes whose end-of-frame cell carries `tag`.
-    fn frame(&mut self, sdu: u32, tag: u32);
+    /// Send one AAL5 frame of `sdu` bytes with transport header `seg` (the endpoint fills in
+    /// `seg.conn`).
+    fn frame(&mut self, sdu: u32, seg: SegHdr);
 }

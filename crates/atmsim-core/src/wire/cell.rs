@@ -21,6 +21,58 @@ pub const H_ERR: u8 = 1 << 4;
 /// Simulation mark: the cell reached this connection through a corrupted header (misinsertion).
 pub const H_MIS: u8 = 1 << 5;
 
+/// The transport header of an AAL5 frame, carried on its cells and read by the receiver from
+/// the end-of-frame cell once the whole frame passed the AAL5 CRC. It stands for the transport
+/// header inside the frame (TCP: ports, sequence and acknowledgement numbers, flags): the models
+/// read these fields instead of parsing bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SegHdr {
+    /// The transport connection within the VC: several transport connections can share one VC
+    /// (seed 001's connection bundling); the receiving host hands each frame to the transport
+    /// endpoint of this number (standing for the port pair of the TCP/UDP header). 0 when the
+    /// VC carries one connection.
+    pub conn: u16,
+    /// `SEG_DATA` (the frame carries payload starting at `seq`) and / or `SEG_ACK` (`ack` is
+    /// valid).
+    pub flags: u8,
+    /// Sequence number of the first payload byte (TCP; wrapping).
+    pub seq: u32,
+    /// Acknowledgement number: the next byte expected from the other end (TCP; wrapping).
+    pub ack: u32,
+}
+
+/// [`SegHdr::flags`]: the frame carries payload bytes from `seq` on.
+pub const SEG_DATA: u8 = 1 << 0;
+/// [`SegHdr::flags`]: the frame acknowledges the other direction's bytes up to `ack`.
+pub const SEG_ACK: u8 = 1 << 1;
+
+impl SegHdr {
+    /// A data segment starting at sequence number `seq`.
+    pub fn data(seq: u32) -> Self {
+        SegHdr {
+            flags: SEG_DATA,
+            seq,
+            ..Default::default()
+        }
+    }
+    /// A pure acknowledgement of everything before `ack`.
+    pub fn ack(ack: u32) -> Self {
+        SegHdr {
+            flags: SEG_ACK,
+            ack,
+            ..Default::default()
+        }
+    }
+    #[inline]
+    pub fn has_data(&self) -> bool {
+        self.flags & SEG_DATA != 0
+    }
+    #[inline]
+    pub fn has_ack(&self) -> bool {
+        self.flags & SEG_ACK != 0
+    }
+}
+
 /// RM-cell fields (TM 4.0 section 5.10.3), carried only by cells with `H_RM`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RmFields {
@@ -35,7 +87,7 @@ pub struct RmFields {
 }
 
 /// One cell in the simulator: what the models read and write, nothing else.
-/// 40 bytes; a cell in flight on a link costs 48 bytes (its delivery time beside it).
+/// 48 bytes; a cell in flight on a link costs 56 bytes (its delivery time beside it).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cell {
     /// Creation time at the source (ps), for cell transfer delay.
@@ -53,11 +105,9 @@ pub struct Cell {
     pub hop: u8,
     /// Header bits `H_*`.
     pub hdr: u8,
-    /// On the end-of-frame cell of a transport's frame: the header field the transport needs
-    /// (TCP: the sequence number of a data segment, the acknowledgement number of an ACK). It
-    /// stands for the TCP header inside the frame, which a receiver reads only once the whole
-    /// frame passed the AAL5 CRC.
-    pub tag: u32,
+    /// The transport header of the AAL5 frame this cell belongs to ([`SegHdr`]): connection
+    /// within the VC, sequence and acknowledgement numbers. Read from the end-of-frame cell.
+    pub seg: SegHdr,
     /// RM fields, meaningful when `hdr & H_RM != 0`.
     pub rm: RmFields,
 }
@@ -79,7 +129,7 @@ mod tests {
 
     #[test]
     fn cell_is_small() {
-        assert_eq!(std::mem::size_of::<Cell>(), 40);
-        assert_eq!(std::mem::size_of::<(u64, Cell)>(), 48);
+        assert_eq!(std::mem::size_of::<Cell>(), 48);
+        assert_eq!(std::mem::size_of::<(u64, Cell)>(), 56);
     }
 }

@@ -150,19 +150,20 @@ pub struct TcpStats {
 mod testing {
     use super::*;
     use crate::transport::SegmentOut;
+    use crate::wire::SegHdr;
 
     /// The engine's per-call outbox, recorded (`cap` frames per call, 0 = unlimited).
     #[derive(Default)]
     pub struct Out {
-        pub frames: Vec<(u32, u32)>,
+        pub frames: Vec<(u32, SegHdr)>,
         pub cap: usize,
     }
     impl SegmentOut for Out {
         fn room(&self) -> bool {
             self.cap == 0 || self.frames.len() < self.cap
         }
-        fn frame(&mut self, sdu: u32, tag: u32) {
-            self.frames.push((sdu, tag));
+        fn frame(&mut self, sdu: u32, seg: SegHdr) {
+            self.frames.push((sdu, seg));
         }
     }
 

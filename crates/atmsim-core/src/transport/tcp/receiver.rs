@@ -3,6 +3,7 @@
 //! ACKs (every second full segment, else at the 200 ms fast timer), 32-bit sequence numbers
 //! unwrapped against `rcv_nxt`. See the module doc of [`super`]. Moved from `tcp.rs`.
 
+use crate::wire::SegHdr;
 use super::{TcpParams, TCP_IP_LLC_BYTES};
 use crate::time::SimTime;
 use crate::transport::SegmentOut;
@@ -51,7 +52,7 @@ impl TcpReceiver {
             self.more = true;
             return;
         }
-        out.frame(TCP_IP_LLC_BYTES, self.rcv_nxt as u32);
+        out.frame(TCP_IP_LLC_BYTES, SegHdr::ack(self.rcv_nxt as u32));
         self.acks_sent += 1;
         self.unacked_segments = 0;
         self.delack_at = None;
@@ -137,11 +138,11 @@ mod tests {
         r.on_segment(0, 560, 1024, &mut out); // 512..1024 lost
         r.on_segment(0, 560, 1536, &mut out);
         assert_eq!(
-            out.frames.iter().map(|f| f.1).collect::<Vec<_>>(),
+            out.frames.iter().map(|f| f.1.ack).collect::<Vec<_>>(),
             vec![512, 512, 512]
         );
         r.on_segment(0, 560, 512, &mut out);
-        assert_eq!(out.frames.last().unwrap().1, 2048);
+        assert_eq!(out.frames.last().unwrap().1, SegHdr::ack(2048));
         assert_eq!(r.rcv_nxt, 2048);
     }
 
@@ -155,11 +156,11 @@ mod tests {
         assert!(out.frames.is_empty());
         assert_eq!(r.next_timer(), Some(secs_to_ps(0.2)));
         r.on_segment(secs_to_ps(0.06), 560, 512, &mut out);
-        assert_eq!(out.frames, vec![(48, 1024)]);
+        assert_eq!(out.frames, vec![(48, SegHdr::ack(1024))]);
         assert_eq!(r.next_timer(), None);
         r.on_segment(secs_to_ps(0.25), 560, 1024, &mut out);
         r.on_timer(secs_to_ps(0.4), &mut out);
-        assert_eq!(out.frames.last(), Some(&(48, 1536)));
+        assert_eq!(out.frames.last(), Some(&(48, SegHdr::ack(1536))));
     }
 
     #[test]
@@ -169,6 +170,6 @@ mod tests {
         let mut out = Out::default();
         r.on_segment(0, 560, (r.rcv_nxt) as u32, &mut out);
         assert_eq!(r.rcv_nxt, (1u64 << 32) + 412);
-        assert_eq!(out.frames[0].1, 412);
+        assert_eq!(out.frames[0].1, SegHdr::ack(412));
     }
 }

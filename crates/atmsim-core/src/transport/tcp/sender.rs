@@ -4,6 +4,7 @@
 //! backoff. The window arithmetic is in [`super::cc`]. See the module doc of [`super`] for the
 //! BSD choices. Moved from `tcp.rs`.
 
+use crate::wire::SegHdr;
 use super::cc;
 use super::{Recovery, TcpParams, TcpStats, Workload};
 use crate::time::{SimDuration, SimTime};
@@ -273,7 +274,7 @@ impl TcpSender {
     }
 
     fn send(&mut self, seq: u64, len: u32, out: &mut impl SegmentOut) {
-        out.frame(TcpParams::frame_bytes(len), seq as u32);
+        out.frame(TcpParams::frame_bytes(len), SegHdr::data(seq as u32));
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         if seq < self.snd_max {
@@ -360,7 +361,7 @@ mod tests {
         let mut round = 1;
         for expect in [2, 4, 8, 16] {
             // acknowledge every segment of the previous round one by one
-            let sent: Vec<u32> = out.frames.iter().map(|f| f.1).collect();
+            let sent: Vec<u32> = out.frames.iter().map(|f| f.1.seq).collect();
             out.frames.clear();
             for seq in sent {
                 s.on_ack(round * 1_000_000, seq + 512, &mut out);
@@ -392,7 +393,7 @@ mod tests {
         let (mut s, mut out) = started(params());
         // grow to 8 segments outstanding
         for _ in 0..3 {
-            let sent: Vec<u32> = out.frames.drain(..).map(|f| f.1).collect();
+            let sent: Vec<u32> = out.frames.drain(..).map(|f| f.1.seq).collect();
             for seq in sent {
                 s.on_ack(1, seq + 512, &mut out);
             }
@@ -405,7 +406,7 @@ mod tests {
         assert_eq!(s.stats.timeouts, 1);
         assert_eq!(s.cwnd, 512);
         assert_eq!(s.ssthresh, 4 * 512);
-        assert_eq!(out.frames, vec![(560, s.snd_una as u32)]);
+        assert_eq!(out.frames, vec![(560, SegHdr::data(s.snd_una as u32))]);
         assert_eq!(s.stats.retransmitted_segments, 1);
     }
 
@@ -527,7 +528,7 @@ mod tests {
             s.on_ack(1, 0, &mut out); // three duplicate ACKs of byte 0
         }
         assert_eq!(s.stats.fast_retransmits, 1);
-        assert_eq!(out.frames[0], (560, 0));
+        assert_eq!(out.frames[0], (560, SegHdr::data(0)));
         assert_eq!(s.ssthresh, 8 * 512);
         assert_eq!(s.cwnd, 11 * 512);
         s.on_ack(2, 16 * 512, &mut out);
@@ -551,7 +552,7 @@ mod tests {
         // segments 0 and 5 were lost: the ACK after the retransmission stops at 5 * 512
         s.on_ack(2, 5 * 512, &mut out);
         assert!(s.in_recovery);
-        assert_eq!(out.frames[0], (560, 5 * 512));
+        assert_eq!(out.frames[0], (560, SegHdr::data(5 * 512)));
         s.on_ack(3, 16 * 512, &mut out);
         assert!(!s.in_recovery);
     }
@@ -566,7 +567,7 @@ mod tests {
         s.output(0, &mut out);
         assert_eq!(out.frames.len(), 1, "the 100-byte tail waits for the ACK");
         s.on_ack(1, 512, &mut out);
-        assert_eq!(out.frames.last(), Some(&(148, 512)));
+        assert_eq!(out.frames.last(), Some(&(148, SegHdr::data(512))));
         p.nagle = false;
         let (mut s, mut out) = started(p);
         s.cwnd = 10 * 512;
