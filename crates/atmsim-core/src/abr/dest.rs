@@ -6,10 +6,10 @@
 //! turnaround is done by the other end's [`super::AbrSource`] instead. With TCP over ABR it
 //! also holds the TCP receiver, whose ACKs go back on the reverse direction.
 
-use crate::wire::SegHdr;
 use super::{RM_BN, RM_CI, RM_DIR};
 use crate::app::{Application, Ctx};
 use crate::transport::tcp::TcpReceiver;
+use crate::wire::SegHdr;
 use crate::wire::{Cell, H_CLP, H_EFCI, H_RM};
 
 /// TM 4.0 destination end system (DES rules 1-2): remembers the EFCI state of the last data

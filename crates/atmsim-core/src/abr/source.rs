@@ -12,13 +12,13 @@
 //! - [`AbrSource`]: ACR, the forward RM cell schedule and the rules that change ACR, as an
 //!   [`Application`].
 
-use crate::wire::SegHdr;
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
 use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::time::SimTime;
 use crate::transport::tcp::TcpSender;
 use crate::transport::SegmentOut;
 use crate::wire::aal5_cells;
+use crate::wire::SegHdr;
 use crate::wire::{Cell, RmFields, H_CLP, H_EFCI, H_RM};
 use std::collections::VecDeque;
 

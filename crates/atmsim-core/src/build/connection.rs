@@ -12,7 +12,9 @@ use crate::scenario::{
 };
 use crate::sim::*;
 use crate::time::*;
+use crate::transport::tcp::TcpEnd;
 use crate::transport::tcp::TcpReceiver;
+use crate::transport::AnyTransport;
 use crate::wire::{aal5_cells, Reassembler};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -143,8 +145,11 @@ impl Builder<'_> {
                     let rx = if tcp {
                         flows[fwd].framed = true;
                         flows[rev].framed = true;
-                        let r = TcpReceiver::new(tcp_params(&c.source));
-                        Some((AnySource::TcpSink(Box::new(r)), "tcp_receiver"))
+                        let r = TcpEnd::receiver(tcp_params(&c.source));
+                        Some((
+                            AnySource::Transport(AnyTransport::Tcp(Box::new(r))),
+                            "tcp_receiver",
+                        ))
                     } else {
                         c.reverse_source
                             .as_ref()

@@ -20,7 +20,8 @@ use crate::scenario::{
 };
 use crate::sim::*;
 use crate::time::*;
-use crate::transport::tcp::TcpSender;
+use crate::transport::tcp::TcpEnd;
+use crate::transport::AnyTransport;
 use std::collections::BTreeMap;
 
 /// The policing-level contract of a contract spec.
@@ -36,7 +37,9 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
     match s.kind {
         SourceKind::None => AnySource::Idle,
-        SourceKind::Tcp => AnySource::Tcp(Box::new(TcpSender::new(tcp_params(s)))),
+        SourceKind::Tcp => {
+            AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
+        }
         SourceKind::Mpeg2 => AnySource::Video(Box::new(
             Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize)
                 .expect("validated video parameters"),
@@ -119,8 +122,8 @@ pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
         AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
         AnySource::OnOff(o) => Feed::OnOff(o),
         AnySource::Video(v) => Feed::Video(v),
-        AnySource::Tcp(t) => Feed::Tcp(Box::new(TcpFeed {
-            tcp: *t,
+        AnySource::Transport(AnyTransport::Tcp(t)) => Feed::Tcp(Box::new(TcpFeed {
+            tcp: t.sender.expect("a TCP source sends"),
             queue: Default::default(),
         })),
         // no traffic (kind "none"): a feed that never starts

@@ -13,7 +13,7 @@ use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
-use crate::transport::SegmentOut;
+use crate::transport::{AnyTransport, SegmentOut};
 use crate::wire::{Cell, SegHdr};
 
 impl SegmentOut for Ctx<'_> {
@@ -38,10 +38,8 @@ pub enum AnySource {
     AbrDest(AbrDest),
     /// MPEG-2 transport-stream video sources multiplexed onto one connection (crate::app::mpeg2).
     Video(Box<Multiplex>),
-    /// The sending end of a TCP connection (crate::transport::tcp); ACKs reach it as frames.
-    Tcp(Box<TcpSender>),
-    /// The receiving end of a TCP connection; it sends ACK frames on the reverse direction.
-    TcpSink(Box<TcpReceiver>),
+    /// One end of a transport connection (crate::transport): frames in, frames out.
+    Transport(AnyTransport),
 }
 
 fn tcp_timer(ctx: &mut Ctx, t: Option<SimTime>) {
@@ -59,8 +57,7 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.start(ctx),
             AnySource::AbrDest(s) => s.start(ctx),
             AnySource::Video(s) => s.start(ctx),
-            AnySource::Tcp(s) => tcp_timer(ctx, s.next_timer()),
-            AnySource::TcpSink(_) => {}
+            AnySource::Transport(t) => tcp_timer(ctx, t.next_timer()),
         }
     }
     #[inline]
@@ -72,13 +69,9 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.on_timer(ctx),
             AnySource::AbrDest(s) => s.on_timer(ctx),
             AnySource::Video(s) => s.on_timer(ctx),
-            AnySource::Tcp(s) => {
-                s.on_timer(ctx.now, ctx);
-                tcp_timer(ctx, s.next_timer());
-            }
-            AnySource::TcpSink(s) => {
-                s.on_timer(ctx.now, ctx);
-                tcp_timer(ctx, s.next_timer());
+            AnySource::Transport(t) => {
+                t.on_timer(ctx.now, ctx);
+                tcp_timer(ctx, t.next_timer());
             }
         }
     }
@@ -90,20 +83,16 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
             AnySource::Video(s) => s.on_cell(ctx, cell),
-            AnySource::Tcp(_) | AnySource::TcpSink(_) => {}
+            AnySource::Transport(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
         match self {
             AnySource::Abr(s) => s.on_frame(ctx, sdu, seg),
             AnySource::AbrDest(s) => s.on_frame(ctx, sdu, seg),
-            AnySource::Tcp(s) if seg.has_ack() => {
-                s.on_ack(ctx.now, seg.ack, ctx);
-                tcp_timer(ctx, s.next_timer());
-            }
-            AnySource::TcpSink(s) if seg.has_data() => {
-                s.on_segment(ctx.now, sdu, seg.seq, ctx);
-                tcp_timer(ctx, s.next_timer());
+            AnySource::Transport(t) => {
+                t.on_frame(ctx.now, sdu, seg, ctx);
+                tcp_timer(ctx, t.next_timer());
             }
             _ => {}
         }
@@ -127,7 +116,7 @@ pub struct Endpoint {
 
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
     match app {
-        AnySource::Tcp(t) => Some(t),
+        AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
         _ => None,
     }
@@ -135,7 +124,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
 
 pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
-        AnySource::TcpSink(r) => Some(r),
+        AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
         _ => None,
     }

@@ -2,8 +2,8 @@
 
 use crate::host::Shaper;
 use crate::metrics::BlockCounter;
-use crate::net::NONE;
 use crate::metrics::*;
+use crate::net::NONE;
 use crate::policing::Upc;
 use crate::scenario::Category;
 use crate::time::*;

@@ -1,8 +1,8 @@
 //! Cells entering the network: emission by the sending host, AAL5 framing, the source shaper.
 
-use crate::wire::SegHdr;
 use crate::engine::Event;
 use crate::sim::*;
+use crate::wire::SegHdr;
 use crate::wire::{Cell, H_EOF};
 
 impl Simulation {

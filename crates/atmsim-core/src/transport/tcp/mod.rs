@@ -4,9 +4,10 @@
 //! A connection is a [`TcpSender`] at the source host and a [`TcpReceiver`] at the destination.
 //! Each segment is one AAL5 frame: payload + 20 B TCP + 20 B IP + 8 B LLC/SNAP (RFC 1483), plus
 //! the 8 B AAL5 trailer and padding (seed 000 section 6: 56 B of overhead per segment). The
-//! frame's end-of-frame cell carries the 32-bit sequence number (data) or acknowledgement number
-//! (ACK) in [`crate::wire::Cell::tag`]; the receiver sees a segment only when its whole frame
-//! arrived (AAL5 CRC), as a real host does.
+//! frame's transport header ([`crate::wire::SegHdr`]) carries the 32-bit sequence number (data)
+//! or acknowledgement number (ACK); the receiver sees a segment only when its whole frame
+//! arrived (AAL5 CRC), as a real host does. [`TcpEnd`] is one end, full duplex (a sender and a
+//! receiver, either optional).
 //!
 //! Modelled, with the BSD choices:
 //! - sequence numbers in bytes (64-bit inside, 32-bit on the wire, unwrapped at the receiver);
@@ -41,9 +42,11 @@
 //! arithmetic the sender applies.
 
 pub mod cc;
+pub mod end;
 pub mod receiver;
 pub mod sender;
 
+pub use end::TcpEnd;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
@@ -147,7 +150,7 @@ pub struct TcpStats {
 
 /// What the unit tests of both ends share: a recording outbox and the parameters.
 #[cfg(test)]
-mod testing {
+pub(crate) mod testing {
     use super::*;
     use crate::transport::SegmentOut;
     use crate::wire::SegHdr;

@@ -3,10 +3,10 @@
 //! ACKs (every second full segment, else at the 200 ms fast timer), 32-bit sequence numbers
 //! unwrapped against `rcv_nxt`. See the module doc of [`super`]. Moved from `tcp.rs`.
 
-use crate::wire::SegHdr;
 use super::{TcpParams, TCP_IP_LLC_BYTES};
 use crate::time::SimTime;
 use crate::transport::SegmentOut;
+use crate::wire::SegHdr;
 
 /// The receiving end of a TCP connection.
 #[derive(Clone, Debug)]

@@ -4,11 +4,11 @@
 //! backoff. The window arithmetic is in [`super::cc`]. See the module doc of [`super`] for the
 //! BSD choices. Moved from `tcp.rs`.
 
-use crate::wire::SegHdr;
 use super::cc;
 use super::{Recovery, TcpParams, TcpStats, Workload};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::SegmentOut;
+use crate::wire::SegHdr;
 
 /// The sending end of a TCP connection.
 #[derive(Clone, Debug)]
