@@ -13,7 +13,7 @@ use crate::scenario::{
 use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
-use crate::transport::tcp::TcpReceiver;
+use crate::transport::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::transport::AnyTransport;
 use crate::wire::{aal5_cells, Reassembler};
 use std::collections::{BTreeMap, VecDeque};
@@ -161,6 +161,9 @@ impl Builder<'_> {
                         flows[rev].set_rx(0, src as u32);
                         endpoints.push(endpoint(rev, app, format!("connections.{}.{key}", c.name)));
                     }
+                    if tcp {
+                        self.tcp_ends(c, fwd, rev, src, flows, endpoints);
+                    }
                 }
                 return;
             };
@@ -272,6 +275,57 @@ impl Builder<'_> {
                 }
                 prev = Some(fwd);
             }
+        }
+    }
+
+    /// The TCP ends of a plain connection beyond the one-way pair made by `connection`: with
+    /// `reverse_source.kind = "tcp"` both ends send and receive (the reverse direction's
+    /// parameters are `reverse_source.tcp`), and with `source.bundle = k` connections 1..k-1
+    /// are added on the same two flows, each with its own connection number.
+    fn tcp_ends(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        rev: usize,
+        src: usize,
+        flows: &mut [Flow],
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let (there, back) = (
+            tcp_params(&c.source),
+            c.reverse_source
+                .as_ref()
+                .filter(|r| r.kind == SourceKind::Tcp)
+                .map(tcp_params),
+        );
+        let end = |send: Option<&TcpParams>, recv: Option<&TcpParams>| {
+            AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd {
+                sender: send.map(|p| TcpSender::new(p.clone())),
+                receiver: recv.map(|p| TcpReceiver::new(p.clone())),
+            })))
+        };
+        let dst = src + 1; // the receiving end made just after the source
+        if back.is_some() {
+            endpoints[src].app = end(Some(&there), back.as_ref());
+            endpoints[dst].app = end(back.as_ref(), Some(&there));
+        }
+        for k in 1..c.source.bundle.unwrap_or(1) as u16 {
+            let (a, b) = (endpoints.len(), endpoints.len() + 1);
+            let mut ea = self.endpoint(
+                fwd,
+                end(Some(&there), back.as_ref()),
+                format!("connections.{}.source#{k}", c.name),
+            );
+            let mut eb = self.endpoint(
+                rev,
+                end(back.as_ref(), Some(&there)),
+                format!("connections.{}.tcp_receiver#{k}", c.name),
+            );
+            (ea.conn, eb.conn) = (k, k);
+            endpoints.push(ea);
+            endpoints.push(eb);
+            flows[fwd].set_rx(k, b as u32);
+            flows[rev].set_rx(k, a as u32);
         }
     }
 

@@ -165,6 +165,10 @@ pub struct ConnectionSummary {
     /// TCP connections: the transport's view.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSummary>,
+    /// A bundle of TCP connections on this VC (`source.bundle` > 1): each connection's view,
+    /// by connection number (`tcp` is connection 0's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_bundle: Option<Vec<TcpSummary>>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).

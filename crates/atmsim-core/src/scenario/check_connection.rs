@@ -141,11 +141,36 @@ pub(crate) fn validate_connection(
         }
         (None, _) => {}
     }
+    let reverse_tcp = c
+        .reverse_source
+        .as_ref()
+        .is_some_and(|r| r.kind == SourceKind::Tcp);
+    if reverse_tcp && c.source.kind != SourceKind::Tcp {
+        return Err(ScenarioError::new(
+            format!("{p}.reverse_source.kind"),
+            "TCP data on the reverse direction is the other half of a TCP connection: needs source.kind = \"tcp\"",
+        ));
+    }
+    if c.reverse_source
+        .as_ref()
+        .is_some_and(|r| r.bundle.is_some())
+    {
+        return Err(ScenarioError::new(
+            format!("{p}.reverse_source.bundle"),
+            "a bundle is set on source: each bundled connection carries data both ways",
+        ));
+    }
     if c.source.kind == SourceKind::Tcp {
-        if c.reverse_source.is_some() {
+        if c.reverse_source.is_some() && !(reverse_tcp && c.abr.is_none()) {
             return Err(ScenarioError::new(
                 format!("{p}.reverse_source"),
-                "a TCP connection's reverse direction carries its ACKs",
+                "a TCP connection's reverse direction carries its ACKs, or TCP data of its own (reverse_source.kind = \"tcp\", not over ABR)",
+            ));
+        }
+        if c.abr.is_some() && c.source.bundle.is_some_and(|k| k > 1) {
+            return Err(ScenarioError::new(
+                format!("{p}.source.bundle"),
+                "bundles of TCP connections over one ABR source are not supported: the ABR source paces one frame stream",
             ));
         }
         if c.abr.is_some() {

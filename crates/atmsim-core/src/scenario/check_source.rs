@@ -112,7 +112,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "stop_s",
             "frame_bytes",
         ],
-        Tcp => &["tcp", "start_s"],
+        Tcp => &["tcp", "start_s", "bundle"],
         None => &[],
     };
     let present = [
@@ -135,6 +135,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("interval_min_s", s.interval_min_s.is_some()),
         ("interval_max_s", s.interval_max_s.is_some()),
         ("tcp", s.tcp.is_some()),
+        ("bundle", s.bundle.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -155,6 +156,14 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
     let need = |k: &str, v: Option<f64>| {
         v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")))
     };
+    if let Some(k) = s.bundle {
+        if !(1..=1024).contains(&k) {
+            return Err(ScenarioError::new(
+                format!("{p}.bundle"),
+                format!("must be an integer in 1..=1024, got {k}"),
+            ));
+        }
+    }
     match s.kind {
         Cbr => positive(&format!("{p}.rate_mbps"), need("rate_mbps", s.rate_mbps)?)?,
         Persistent => {

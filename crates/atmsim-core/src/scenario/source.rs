@@ -195,6 +195,12 @@ pub struct SourceSpec {
     /// tcp: the TCP parameters (an empty table takes the defaults).
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// tcp: the number of TCP connections multiplexed on this VC (1..=1024, default 1; seed 001
+    /// section 6.4, connection bundling). Each has its own sender and receiver and its own
+    /// connection number in the frames' transport header, by which the receiving host hands
+    /// each frame to its connection; their frames share the VC in the order they are sent.
+    #[serde(default)]
+    pub bundle: Option<i64>,
 }
 
 impl SourceSpec {

@@ -128,11 +128,21 @@ impl Simulation {
                 };
                 (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
-            let tcp = self.tcp_summary(i, window_s);
+            // the TCP view of every transport connection sending on this flow, by number
+            let mut tcps: Vec<(u16, TcpSummary)> = self
+                .endpoints
+                .iter()
+                .filter(|e| e.flow == i as u32)
+                .filter_map(|e| Some((e.conn, self.tcp_summary(i, e, window_s)?)))
+                .collect();
+            tcps.sort_by_key(|t| t.0);
+            let tcp = tcps.first().map(|t| t.1.clone());
+            let tcp_bundle = (tcps.len() > 1).then(|| tcps.into_iter().map(|t| t.1).collect());
             connections.insert(
                 f.name.clone(),
                 ConnectionSummary {
                     tcp,
+                    tcp_bundle,
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,
@@ -284,13 +294,9 @@ impl Simulation {
     }
 
     /// The TCP view of flow `i` if a TCP sender sends on it.
-    pub(crate) fn tcp_summary(&self, i: usize, window_s: f64) -> Option<TcpSummary> {
-        let se = self
-            .endpoints
-            .iter()
-            .find(|e| e.flow == i as u32 && tcp_sender(&e.app).is_some())?;
+    pub(crate) fn tcp_summary(&self, i: usize, se: &Endpoint, window_s: f64) -> Option<TcpSummary> {
         let t = tcp_sender(&se.app)?;
-        let rx_e = self.flows[i].rx_endpoint(0);
+        let rx_e = self.flows[i].rx_endpoint(se.conn);
         let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
         let r = re.and_then(|e| tcp_receiver(&e.app));
         let zero = (crate::transport::tcp::TcpStats::default(), 0);
