@@ -13,7 +13,8 @@
 //!   [`Application`].
 
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
-use crate::app::{Application, Cbr, Ctx, OnOff};
+use crate::app::AnyApp;
+use crate::app::{Application, Ctx};
 use crate::time::SimTime;
 use crate::transport::tcp::TcpSender;
 use crate::transport::SegmentOut;
@@ -43,12 +44,9 @@ pub struct AbrParams {
 pub enum Feed {
     /// Always has data between start and stop.
     Persistent { start: SimTime, stop: SimTime },
-    /// Data cells arrive like a CBR stream (a source-limited application).
-    Cbr(Cbr),
-    /// Data cells arrive like an ON-OFF stream.
-    OnOff(OnOff),
-    /// Data cells arrive like the MPEG-2 video model's cells.
-    Video(Box<crate::app::mpeg2::Multiplex>),
+    /// Data cells arrive as an application model sends them (CBR, ON-OFF, MPEG-2: a
+    /// source-limited application).
+    App(AnyApp),
     /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
     /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
     Relay(VecDeque<Cell>),
@@ -243,14 +241,8 @@ impl AbrSource {
                     self.feed_next = None;
                 }
             }
-            Feed::Cbr(app) => {
+            Feed::App(app) => {
                 (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog)
-            }
-            Feed::OnOff(app) => {
-                (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog)
-            }
-            Feed::Video(app) => {
-                (self.backlog, self.feed_next) = step_feed(&mut **app, ctx, start, self.backlog)
             }
             Feed::Relay(q) => {
                 self.backlog = q.len() as u64;

@@ -4,9 +4,14 @@
 //! An application sits at one end of a flow. The engine calls it through [`Application`]
 //! (start, timer, cells received) with a [`Ctx`] holding the time, the endpoint's own random
 //! stream and an outbox; the application asks for cells to be sent and for its next timer
-//! ([`Asks`]). The closed enum over every endpoint model (applications, ABR end systems, TCP)
-//! is [`crate::host::endpoint::AnySource`], matched in one place (the smoltcp
-//! `AnyController` pattern); this layer knows neither it nor ABR.
+//! ([`Asks`]).
+//!
+//! Extension point: [`AnyApp`] lists the application models, one variant each, and forwards
+//! the [`Application`] hooks with one `match` per hook (the smoltcp `AnyController` pattern).
+//! A new model (a frame-trace player, a scripted workload) is its own file here, one variant
+//! below, and its scenario section. An application also feeds an ABR source
+//! ([`crate::abr::Feed::App`]); the endpoint enum above the layers is
+//! [`crate::host::AnySource`]. This layer knows neither hosts, transports nor ABR.
 //!
 //! Models: [`cbr`] (evenly spaced cells; persistent sources at their peak rate), [`onoff`]
 //! (seed 000 section 7.2, seed 002), [`mpeg2`] (the MPEG-2 transport-stream VBR model of seed
@@ -123,6 +128,55 @@ impl<'a> Ctx<'a> {
             || self.timer.is_some()
             || !self.frames.is_empty()
             || self.frame_cell.is_some()
+    }
+}
+
+/// Every application model.
+#[derive(Clone, Debug)]
+pub enum AnyApp {
+    /// Sends nothing.
+    Idle,
+    /// Evenly spaced cells (CBR; a persistent source at its peak rate).
+    Cbr(Cbr),
+    /// ON-OFF (seed 000 section 7.2, seed 002).
+    OnOff(OnOff),
+    /// MPEG-2 transport-stream video sources multiplexed onto one connection (seed 000 section 4).
+    Mpeg2(Box<mpeg2::Multiplex>),
+}
+
+impl Application for AnyApp {
+    fn start(&mut self, ctx: &mut Ctx) {
+        match self {
+            AnyApp::Idle => {}
+            AnyApp::Cbr(a) => a.start(ctx),
+            AnyApp::OnOff(a) => a.start(ctx),
+            AnyApp::Mpeg2(a) => a.start(ctx),
+        }
+    }
+    #[inline]
+    fn on_timer(&mut self, ctx: &mut Ctx) {
+        match self {
+            AnyApp::Idle => {}
+            AnyApp::Cbr(a) => a.on_timer(ctx),
+            AnyApp::OnOff(a) => a.on_timer(ctx),
+            AnyApp::Mpeg2(a) => a.on_timer(ctx),
+        }
+    }
+    fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
+        match self {
+            AnyApp::Idle => {}
+            AnyApp::Cbr(a) => a.on_cell(ctx, cell),
+            AnyApp::OnOff(a) => a.on_cell(ctx, cell),
+            AnyApp::Mpeg2(a) => a.on_cell(ctx, cell),
+        }
+    }
+    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
+        match self {
+            AnyApp::Idle => {}
+            AnyApp::Cbr(a) => a.on_frame(ctx, sdu, seg),
+            AnyApp::OnOff(a) => a.on_frame(ctx, sdu, seg),
+            AnyApp::Mpeg2(a) => a.on_frame(ctx, sdu, seg),
+        }
     }
 }
 

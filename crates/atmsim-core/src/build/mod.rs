@@ -7,6 +7,7 @@ pub(crate) use connection::Builder;
 
 use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
 use crate::app::mpeg2::Multiplex;
+use crate::app::AnyApp;
 use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::engine::{Event, EventQueue};
 use crate::host::AnySource;
@@ -35,22 +36,22 @@ pub(crate) fn contract_of(k: &ContractSpec) -> Contract {
 pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let start = secs_to_ps(s.start_s);
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-    match s.kind {
-        SourceKind::None => AnySource::Idle,
+    let app = match s.kind {
+        SourceKind::None => AnyApp::Idle,
         SourceKind::Tcp => {
-            AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
+            return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
         }
-        SourceKind::Mpeg2 => AnySource::Video(Box::new(
+        SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
             Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize)
                 .expect("validated video parameters"),
         )),
-        SourceKind::Cbr => AnySource::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
-        SourceKind::Persistent => AnySource::Cbr(Cbr::new(
+        SourceKind::Cbr => AnyApp::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
+        SourceKind::Persistent => AnyApp::Cbr(Cbr::new(
             s.peak_mbps.unwrap_or(first_link_mbps),
             start,
             stop,
         )),
-        SourceKind::Onoff => AnySource::OnOff(OnOff::new(
+        SourceKind::Onoff => AnyApp::OnOff(OnOff::new(
             s.peak_mbps.unwrap_or(0.0),
             s.duty_cycle.unwrap_or(1.0),
             s.period_s.unwrap_or(1.0),
@@ -58,7 +59,8 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             start,
             stop,
         )),
-    }
+    };
+    AnySource::App(app)
 }
 
 pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
@@ -119,19 +121,19 @@ pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
     let start = secs_to_ps(s.start_s);
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
     match source_app(s, 0.0) {
-        AnySource::Cbr(c) if s.kind == SourceKind::Cbr => Feed::Cbr(c),
-        AnySource::OnOff(o) => Feed::OnOff(o),
-        AnySource::Video(v) => Feed::Video(v),
+        AnySource::App(AnyApp::Idle) => Feed::Persistent {
+            start: SimTime::MAX,
+            stop: SimTime::MAX,
+        },
+        AnySource::App(AnyApp::Cbr(_)) if s.kind == SourceKind::Persistent => {
+            Feed::Persistent { start, stop }
+        }
+        AnySource::App(a) => Feed::App(a),
         AnySource::Transport(AnyTransport::Tcp(t)) => Feed::Tcp(Box::new(TcpFeed {
             tcp: t.sender.expect("a TCP source sends"),
             queue: Default::default(),
         })),
-        // no traffic (kind "none"): a feed that never starts
-        AnySource::Idle => Feed::Persistent {
-            start: SimTime::MAX,
-            stop: SimTime::MAX,
-        },
-        _ => Feed::Persistent { start, stop },
+        _ => unreachable!("a source spec builds an application or a TCP sender"),
     }
 }
 

@@ -8,8 +8,7 @@
 //! other.
 
 use crate::abr::{AbrDest, AbrSource};
-use crate::app::mpeg2::Multiplex;
-use crate::app::{Application, Cbr, Ctx, OnOff};
+use crate::app::{AnyApp, Application, Ctx};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -25,24 +24,26 @@ impl SegmentOut for Ctx<'_> {
     }
 }
 
-/// Every endpoint model: the applications, the ABR end systems and the TCP ends.
+/// Every endpoint model: an application sending cells, the ABR end systems (which may carry an
+/// application or a TCP sender as their feed) and the transport ends.
 #[derive(Clone, Debug)]
 pub enum AnySource {
-    /// Sends nothing.
-    Idle,
-    Cbr(Cbr),
-    OnOff(OnOff),
+    /// An application's cells straight onto the flow (crate::app).
+    App(AnyApp),
     /// TM 4.0 ABR source end system (crate::abr).
     Abr(Box<AbrSource>),
     /// TM 4.0 ABR destination end system (crate::abr).
     AbrDest(AbrDest),
-    /// MPEG-2 transport-stream video sources multiplexed onto one connection (crate::app::mpeg2).
-    Video(Box<Multiplex>),
     /// One end of a transport connection (crate::transport): frames in, frames out.
     Transport(AnyTransport),
 }
 
-fn tcp_timer(ctx: &mut Ctx, t: Option<SimTime>) {
+impl AnySource {
+    /// An endpoint that sends nothing.
+    pub const IDLE: AnySource = AnySource::App(AnyApp::Idle);
+}
+
+fn transport_timer(ctx: &mut Ctx, t: Option<SimTime>) {
     if let Some(t) = t {
         ctx.set_timer(t.max(ctx.now));
     }
@@ -51,50 +52,41 @@ fn tcp_timer(ctx: &mut Ctx, t: Option<SimTime>) {
 impl Application for AnySource {
     fn start(&mut self, ctx: &mut Ctx) {
         match self {
-            AnySource::Idle => {}
-            AnySource::Cbr(s) => s.start(ctx),
-            AnySource::OnOff(s) => s.start(ctx),
+            AnySource::App(a) => a.start(ctx),
             AnySource::Abr(s) => s.start(ctx),
             AnySource::AbrDest(s) => s.start(ctx),
-            AnySource::Video(s) => s.start(ctx),
-            AnySource::Transport(t) => tcp_timer(ctx, t.next_timer()),
+            AnySource::Transport(t) => transport_timer(ctx, t.next_timer()),
         }
     }
     #[inline]
     fn on_timer(&mut self, ctx: &mut Ctx) {
         match self {
-            AnySource::Idle => {}
-            AnySource::Cbr(s) => s.on_timer(ctx),
-            AnySource::OnOff(s) => s.on_timer(ctx),
+            AnySource::App(a) => a.on_timer(ctx),
             AnySource::Abr(s) => s.on_timer(ctx),
             AnySource::AbrDest(s) => s.on_timer(ctx),
-            AnySource::Video(s) => s.on_timer(ctx),
             AnySource::Transport(t) => {
                 t.on_timer(ctx.now, ctx);
-                tcp_timer(ctx, t.next_timer());
+                transport_timer(ctx, t.next_timer());
             }
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
         match self {
-            AnySource::Idle => {}
-            AnySource::Cbr(s) => s.on_cell(ctx, cell),
-            AnySource::OnOff(s) => s.on_cell(ctx, cell),
+            AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
-            AnySource::Video(s) => s.on_cell(ctx, cell),
             AnySource::Transport(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
         match self {
+            AnySource::App(a) => a.on_frame(ctx, sdu, seg),
             AnySource::Abr(s) => s.on_frame(ctx, sdu, seg),
             AnySource::AbrDest(s) => s.on_frame(ctx, sdu, seg),
             AnySource::Transport(t) => {
                 t.on_frame(ctx.now, sdu, seg, ctx);
-                tcp_timer(ctx, t.next_timer());
+                transport_timer(ctx, t.next_timer());
             }
-            _ => {}
         }
     }
 }

@@ -152,7 +152,7 @@ impl Simulation {
         self.release_call(c, slot);
         self.calls[c as usize].active -= 1;
         let ep = &mut self.endpoints[e as usize];
-        ep.app = AnySource::Idle;
+        ep.app = AnySource::IDLE;
         ep.timer_at = None;
     }
 }
