@@ -1,5 +1,7 @@
 """Type stubs of the compiled Rust core (crates/atmsim-py)."""
 
+from typing import Any
+
 __version__: str
 
 class AtmsimError(Exception):
@@ -35,6 +37,15 @@ def map_traffic(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes:
     each form has ``pcr_cells_per_s``, ``scr_cells_per_s``, ``pcr_mbps``, ``scr_mbps``,
     ``mbs_cells``. Raises ``ValueError`` unless 0 < mean <= max and tsdu_bytes >= 1."""
 
+def series_schema() -> dict[str, dict[str, Any]]:
+    """The declarations of every series the core can produce, in order: per table its doc, its
+    columns (``time_s``, the key, then the model's: name, unit ("" for a number), doc, kind, axis
+    ``label`` and the ``plot`` figure it is drawn in, "" for none), whether it is produced without
+    rows (``always``) and the column whose positive maximum marks a key as ``active`` ("" none):
+    ``{table: {"doc": str, "columns": [{"name": str, "unit": str, "doc": str, "kind": str,
+    "label": str, "plot": str}, ...], "always": bool, "active": str}}``. Kinds: "f64", "u32",
+    "u64", and the keys "port" and "flow" (handed over as port / connection names)."""
+
 class Simulation:
     """One run of a scenario. Building it validates the scenario: raises ``ScenarioError``
     (``file == ""``, key path, message) if it is invalid."""
@@ -54,8 +65,8 @@ class Simulation:
     def summary_json(self) -> str:
         """The summary as JSON text; raises ``SimulationError`` if it cannot be serialized."""
     def series(self) -> dict[str, dict[str, list]]:
-        """Every series the run produced, by name, each a table as ``{column: values}``:
-        ``ports`` (time_s, port, queue_cells, utilization), ``connections`` (time_s, connection,
-        throughput_mbps) and, when the scenario has them, ``abr_sources`` (time_s, connection,
-        acr_mbps), ``abr_ports`` (time_s, port, z, fairshare_mbps, abr_capacity_mbps, input_mbps,
-        target_mbps, er_max_mbps, abr_queue_cells) and ``tcp`` (time_s, connection, cwnd_bytes)."""
+        """Every series the run produced, by name, each a table as ``{column: values}`` with the
+        columns ``series_schema()`` declares for it, in that order (``time_s``, the key column,
+        the model's columns); key columns hold port or connection names. ``ports`` and
+        ``connections`` are always there; ``abr_sources``, ``abr_ports`` and ``tcp`` only when the
+        run filled them."""

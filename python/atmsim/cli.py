@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +256,20 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def format_series_schema(schema: Mapping[str, Any]) -> str:
+    """The series a run can write (``<series>.parquet``) and their columns as the core declares
+    them: one block per series, one line per column with its unit and doc."""
+    parts = []
+    for name, table in schema.items():
+        rows = [[c.name, c.unit or "-", c.kind, c.doc] for c in table.columns]
+        widths = [max(len(r[i]) for r in rows + [["column", "unit", "kind", ""]]) for i in range(3)]
+        lines = [f"{name}: {table.doc}" + ("" if table.always else " (when the run has any)")]
+        for r in rows:
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3])
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
 class _Progress:
     """tqdm on stderr: simulated seconds and events/s; appears only after ~2 s of wall time."""
 
@@ -370,8 +384,14 @@ def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
 
 
 @cli.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON Schema of scenario files."""
+@click.option("--series", "series", is_flag=True, help="Print the columns of the result series instead (unit, doc).")
+def schema_cmd(series: bool) -> None:
+    """Print the JSON Schema of scenario files (--series: the declared columns of the series)."""
+    if series:
+        from .result import series_schema
+
+        click.echo(format_series_schema(series_schema()))
+        return
     from .scenario import schema
 
     click.echo(json.dumps(schema(), indent=2))

@@ -1,6 +1,8 @@
-"""Plots of a run: queue length per port, utilization per port, throughput per connection and,
-for ABR scenarios, the ACR of each ABR source and the load factor z / fair share of each ERICA
-port.
+"""Plots of a run, driven by the core's declarations of the series: each declared column that
+names a figure (``plot``) is drawn in ``<figure>.png`` against time, one line per port or
+connection, columns naming the same figure one panel each (today: queue length per port,
+throughput per connection, ACR per ABR source, load factor z and fair share per ERICA port,
+congestion window per TCP sender); plus ``utilization.png``, per port from the summary.
 
 Uses matplotlib's object API with the Agg canvas (no pyplot state, no display needed), so it
 works headless and from several threads.
@@ -12,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .result import Result
+from .result import Result, SeriesTable
 
-__all__ = ["plot_queues", "plot_utilization", "plot_throughput", "plot_acr", "plot_abr_ports", "plot_all"]
+__all__ = ["plot_series", "plot_utilization", "plot_all", "figures"]
 
 
 def _figure(width: float = 9.0, height: float = 4.5) -> Any:
@@ -57,23 +59,57 @@ def _finish(fig: Any, ax: Any, n: int, path: Path) -> Path:
     return path
 
 
-def plot_queues(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Queue length (cells) against time, one line per output port."""
-    fig = _figure()
-    ax = fig.add_subplot()
-    frame = result.series("ports")
-    title = "Output-port queue length"
-    if not frame.empty and {"port", "queue_cells"} <= set(frame.columns):
-        busy = frame.groupby("port")["queue_cells"].max()
-        busy = busy[busy > 0].index
-        if 0 < len(busy) < frame["port"].nunique():
-            frame = frame[frame["port"].isin(busy)]
-            title += "; ports that never queued omitted"
-    n = _lines(ax, frame, "port", "queue_cells", 1e3)
-    ax.set_xlabel("simulated time (ms)")
-    ax.set_ylabel("queue (cells)")
-    ax.set_title(_title(result, title))
-    return _finish(fig, ax, n, Path(path))
+#: how a unit is shown on an axis: (shown unit, factor)
+_DISPLAY_UNITS = {"bytes": ("KB", 1 / 1024)}
+
+
+def _active(frame: Any, key: str, column: str) -> tuple[Any, bool]:
+    """Only the keys whose ``column`` was ever positive (idle ports clutter a plot), when some
+    but not all were; also whether some were left out."""
+    if not column or frame.empty or key not in frame or column not in frame:
+        return frame, False
+    busy = frame.groupby(key)[column].max()
+    busy = busy[busy > 0].index
+    if 0 < len(busy) < frame[key].nunique():
+        return frame[frame[key].isin(busy)], True
+    return frame, False
+
+
+def figures(table: SeriesTable) -> list[str]:
+    """The figures the declarations of ``table`` ask for, in declaration order."""
+    return list(dict.fromkeys(c.plot for c in table.columns if c.plot))
+
+
+def plot_series(result: Result, name: str, figure: str, path: str | os.PathLike[str]) -> Path:
+    """Every column of series ``name`` whose declaration names ``figure``, one panel each, against
+    time, one line per port or connection. Keys never active (the table's declared ``active``
+    column never positive) are left out when others were."""
+    table = result.schema(name)
+    if table is None:
+        raise KeyError(f"the core declares no series {name!r}")
+    cols = [c for c in table.columns if c.plot == figure]
+    if not cols:
+        raise KeyError(f"no column of series {name!r} is drawn in figure {figure!r}")
+    key = table.key.name
+    frame, omitted = _active(result.series(name), key, table.active)
+    fig = _figure(9.0, 4.5 if len(cols) == 1 else 3.5 * len(cols))
+    axes = fig.subplots(len(cols), 1, sharex=True, squeeze=False)[:, 0]
+    what = " and ".join(c.label or c.name for c in cols)
+    title = f"{what} per {key}" + (f"; {key}s never active omitted" if omitted else "")
+    axes[0].set_title(_title(result, title[0].upper() + title[1:]))
+    n = 0
+    for ax, col in zip(axes, cols):
+        shown, factor = _DISPLAY_UNITS.get(col.unit, (col.unit, 1.0))
+        if factor != 1.0 and col.name in frame:
+            frame = frame.assign(**{col.name: frame[col.name] * factor})
+        n = _lines(ax, frame, key, col.name, 1e3)
+        label = col.label or col.name
+        ax.set_ylabel(f"{label} ({shown})" if shown else label)
+        ax.set_ylim(bottom=0)
+        if ax is not axes[-1]:
+            _decorate(ax, n)
+    axes[-1].set_xlabel("simulated time (ms)")
+    return _finish(fig, axes[-1], n, Path(path))
 
 
 def plot_utilization(result: Result, path: str | os.PathLike[str]) -> Path:
@@ -98,86 +134,17 @@ def plot_utilization(result: Result, path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def plot_throughput(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Delivered throughput (Mb/s) against time, one line per connection."""
-    fig = _figure()
-    ax = fig.add_subplot()
-    n = _lines(ax, result.series("connections"), "connection", "throughput_mbps", 1e3)
-    ax.set_xlabel("simulated time (ms)")
-    ax.set_ylabel("throughput (Mb/s)")
-    ax.set_title(_title(result, "Connection throughput"))
-    return _finish(fig, ax, n, Path(path))
-
-
-def plot_acr(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Allowed cell rate (Mb/s) of each ABR source against time (series ``abr_sources``)."""
-    fig = _figure()
-    ax = fig.add_subplot()
-    n = _lines(ax, result.series("abr_sources"), "connection", "acr_mbps", 1e3)
-    ax.set_xlabel("simulated time (ms)")
-    ax.set_ylabel("ACR (Mb/s)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(_title(result, "ABR source allowed cell rate"))
-    return _finish(fig, ax, n, Path(path))
-
-
-def plot_cwnd(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Congestion window (KB) of each TCP sender against time (series ``tcp``)."""
-    fig = _figure()
-    ax = fig.add_subplot()
-    frame = result.series("tcp").copy()
-    frame["cwnd_kb"] = frame["cwnd_bytes"] / 1024.0
-    n = _lines(ax, frame, "connection", "cwnd_kb", 1e3)
-    ax.set_xlabel("simulated time (ms)")
-    ax.set_ylabel("congestion window (KB)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(_title(result, "TCP congestion window"))
-    return _finish(fig, ax, n, Path(path))
-
-
-def _active_abr_ports(frame: Any) -> Any:
-    """Only the ports that saw ABR input at some point (a switch's idle ports clutter the plot)."""
-    if frame.empty or "port" not in frame:
-        return frame
-    if "input_mbps" in frame:
-        busy = frame.groupby("port")["input_mbps"].max()
-        busy = busy[busy > 0].index
-        if len(busy):
-            frame = frame[frame["port"].isin(busy)]
-    return frame
-
-
-def plot_abr_ports(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Load factor z (top) and fair share (bottom) of each ERICA / ERICA+ port, per averaging
-    interval (series ``abr_ports``); ports that never carried ABR cells are left out."""
-    fig = _figure(9.0, 7.0)
-    ax_z, ax_fs = fig.subplots(2, 1, sharex=True)
-    frame = _active_abr_ports(result.series("abr_ports"))
-    n = _lines(ax_z, frame, "port", "z", 1e3)
-    ax_z.set_ylabel("load factor z")
-    ax_z.set_title(_title(result, "ERICA ports: load factor and fair share"))
-    _decorate(ax_z, n)
-    m = _lines(ax_fs, frame, "port", "fairshare_mbps", 1e3)
-    ax_fs.set_xlabel("simulated time (ms)")
-    ax_fs.set_ylabel("fair share (Mb/s)")
-    ax_fs.set_ylim(bottom=0)
-    return _finish(fig, ax_fs, m, Path(path))
-
-
 def plot_all(result: Result, directory: str | os.PathLike[str]) -> list[Path]:
-    """Write ``queues.png``, ``utilization.png``, ``throughput.png`` and, when the result has the
-    ABR series, ``acr.png`` and ``abr_ports.png``, and with TCP, ``cwnd.png`` into ``directory``."""
+    """Write ``utilization.png`` (from the summary) and, for every series the result has, one
+    ``<figure>.png`` per figure its declared columns name (``queues``, ``throughput``, ``acr``,
+    ``abr_ports``, ``cwnd``, ...) into ``directory``; a series the core hands over only when it
+    has rows is drawn only then."""
     d = Path(directory)
-    out = []
-    if result.has_series("ports"):
-        out.append(plot_queues(result, d / "queues.png"))
-    out.append(plot_utilization(result, d / "utilization.png"))
-    if result.has_series("connections"):
-        out.append(plot_throughput(result, d / "throughput.png"))
-    if result.has_series("abr_sources") and not result.series("abr_sources").empty:
-        out.append(plot_acr(result, d / "acr.png"))
-    if result.has_series("abr_ports") and not result.series("abr_ports").empty:
-        out.append(plot_abr_ports(result, d / "abr_ports.png"))
-    if result.has_series("tcp") and not result.series("tcp").empty:
-        out.append(plot_cwnd(result, d / "cwnd.png"))
+    out = [plot_utilization(result, d / "utilization.png")]
+    for name in result.series_names:
+        table = result.schema(name)
+        if table is None or not (table.always or not result.series(name).empty):
+            continue
+        for figure in figures(table):
+            out.append(plot_series(result, name, figure, d / f"{figure}.png"))
     return out

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,28 +16,93 @@ import pandas as pd
 
 from .errors import ScenarioError
 
-__all__ = ["Result", "SERIES_NAMES"]
+__all__ = ["Result", "SeriesColumn", "SeriesTable", "series_schema"]
 
-#: the series the core can produce; a result holds those its scenario calls for (the ABR series
-#: only when the scenario has ABR connections / ERICA ports). Code must not assume a fixed set:
-#: ``Result.series_names`` lists what a result actually has, and ``write`` writes all of them.
-SERIES_NAMES = ("ports", "connections", "abr_sources", "abr_ports", "tcp")
 SUMMARY_FILE = "summary.json"
+
+
+@dataclass(frozen=True)
+class SeriesColumn:
+    """A column of a series as the core declares it, next to the model it observes."""
+
+    name: str
+    #: "" for a pure number
+    unit: str
+    doc: str
+    #: "f64", "u32", "u64", or a key: "port" / "flow" (values are port / connection names)
+    kind: str
+    #: short axis label ("" = the name) and the figure ``atmsim plot`` draws it in ("" = none)
+    label: str = ""
+    plot: str = ""
+
+    @property
+    def is_key(self) -> bool:
+        return self.kind in ("port", "flow")
+
+    @property
+    def axis_label(self) -> str:
+        text = self.label or self.name
+        return f"{text} ({self.unit})" if self.unit else text
+
+
+@dataclass(frozen=True)
+class SeriesTable:
+    """A series (one Parquet file) as the core declares it: ``time_s``, the key column (``port``
+    or ``connection``), then the model's columns, in order."""
+
+    name: str
+    doc: str
+    columns: tuple[SeriesColumn, ...]
+    #: produced even without rows (else only when the run has some)
+    always: bool = False
+    #: the column whose positive maximum marks a key worth plotting ("" = every key)
+    active: str = ""
+
+    @property
+    def key(self) -> SeriesColumn:
+        return next(c for c in self.columns if c.is_key)
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> SeriesColumn | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+@functools.cache
+def _schema() -> dict[str, SeriesTable]:
+    from . import _core
+
+    return {
+        name: SeriesTable(
+            name=name,
+            doc=t["doc"],
+            columns=tuple(SeriesColumn(**c) for c in t["columns"]),
+            always=bool(t["always"]),
+            active=t["active"],
+        )
+        for name, t in _core.series_schema().items()
+    }
+
+
+def series_schema() -> dict[str, SeriesTable]:
+    """Every series the core can produce, by name, in the core's order, with its declared columns
+    (name, unit, doc, kind). A result holds those its scenario calls for (the ABR series only with
+    ABR connections / ERICA ports, ``tcp`` only with TCP): ``Result.series_names`` lists what a
+    result has. ``atmsim schema --series`` prints the same."""
+    return dict(_schema())
 
 
 class Result:
     """What one simulation run produced.
 
     ``summary`` is exactly the content of ``summary.json``; ``series(name)`` returns a sampled time
-    series as a ``pandas.DataFrame``:
-
-    - ``"ports"``: time_s, port, queue_cells, utilization;
-    - ``"connections"``: time_s, connection, throughput_mbps;
-    - ``"abr_sources"`` (scenarios with ABR connections): time_s, connection, acr_mbps;
-    - ``"abr_ports"`` (ports with ERICA / ERICA+): time_s, port, z, fairshare_mbps,
-      abr_capacity_mbps, input_mbps, target_mbps (and whatever else the core adds, e.g.
-      er_max_mbps); one row per averaging interval;
-    - ``"tcp"`` (scenarios with TCP connections): time_s, connection, cwnd_bytes.
+    series as a ``pandas.DataFrame`` with the columns the core declares for it
+    (``series_schema()``, or ``schema(name)`` here): ``time_s``, the key (``port`` or
+    ``connection``), then the model's columns, e.g. ``ports`` (queue_cells, utilization),
+    ``connections`` (throughput_mbps), ``abr_sources`` (acr_mbps), ``abr_ports`` (one row per
+    ERICA averaging interval) and ``tcp`` (cwnd_bytes).
 
     ``series_names`` lists the series this result has; ``has_series(name)`` asks for one.
     """
@@ -62,6 +129,10 @@ class Result:
             frame = raw.copy() if isinstance(raw, pd.DataFrame) else pd.DataFrame(dict(raw))
             self._frames[name] = frame
         return frame.copy()
+
+    def schema(self, name: str) -> SeriesTable | None:
+        """The core's declaration of series ``name`` (None for a series it does not declare)."""
+        return _schema().get(name)
 
     @property
     def ports(self) -> dict[str, Any]:

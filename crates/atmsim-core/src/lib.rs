@@ -33,7 +33,9 @@
 //!   mapping to PCR/SCR/MBS (seed 001 Table 7), contracts fitted to a recorded stream.
 //! - [`cac`]: connection admission control: Erlang-B, effective bandwidth and port CAC.
 //! - [`metrics`]: counters and drop reasons ([`metrics::counters`]), QoS block counting
-//!   (SECBR/CER/CLR/CMR), the bundle monitor, the summary and the columnar time series.
+//!   (SECBR/CER/CLR/CMR), the bundle monitor, the summary, and [`metrics::probe`], the columnar
+//!   store of the time series: each model declares its table's columns (name, unit, doc) next
+//!   to its state and fills its row in one function ([`sim::series_schema`] lists them).
 //! - [`stats`]: fractional Gaussian noise ([`stats::fgn`]), Hurst estimators
 //!   ([`stats::hurst`]), confidence intervals ([`stats::ci`]).
 //! - [`scenario`]: the scenario model (serde + JSON Schema) by topic, strict parsing and
@@ -65,7 +67,7 @@ pub mod transport;
 pub mod wire;
 
 pub use scenario::{parse, ScenarioError};
-pub use sim::Simulation;
+pub use sim::{series_schema, Simulation};
 
 /// Parse, validate and build a scenario given as JSON text.
 pub fn build_from_json(json: &str) -> Result<Simulation, ScenarioError> {

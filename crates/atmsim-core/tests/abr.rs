@@ -603,3 +603,44 @@ fn overwriting_turned_around_cells_when_the_reverse_rate_is_low() {
     let in_flight = ax.frm_sent - (ar.brm_sent + ar.brm_overwritten);
     assert!(in_flight < 200, "{in_flight}");
 }
+
+#[test]
+fn connection_series_counts_data_cells_like_the_summary() {
+    // the `connections` series integrates to the summary's data-cell throughput (RM cells are
+    // not counted), and a `.reverse` flow that carries only backward RM cells shows nothing
+    let (dur, dt) = (0.1, 0.001);
+    let mut sc = n_sources(2, 10.0, erica(0.001), dur, vec![]);
+    sc["run"]["sample_interval_s"] = dt.into();
+    let mut sim = build_from_json(&sc.to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let t = sim.series().table("connections").unwrap();
+    let time_s = t.column("time_s").unwrap().as_f64().unwrap();
+    let key = t.column("connection").unwrap().as_u32().unwrap();
+    let mbps = t.column("throughput_mbps").unwrap().as_f64().unwrap();
+    let warmup = s.warmup_s;
+    for name in ["s1", "s2"] {
+        let fi = sim.flow_index(name).unwrap() as u32;
+        let rows: Vec<(f64, f64)> = (0..time_s.len())
+            .filter(|&i| key[i] == fi && time_s[i] > warmup + 1e-9)
+            .map(|i| (time_s[i], mbps[i] * dt))
+            .collect();
+        assert_eq!(rows.len(), ((dur - warmup) / dt).round() as usize);
+        let series_mb: f64 = rows.iter().map(|r| r.1).sum();
+        let c = &s.connections[name];
+        let summary_mb = c.throughput_mbps * (dur - warmup);
+        let one_sample = rows.iter().map(|r| r.1).fold(0.0, f64::max);
+        assert!(
+            (series_mb - summary_mb).abs() <= one_sample,
+            "{name}: series {series_mb} Mb vs summary {summary_mb} Mb (one sample {one_sample})"
+        );
+        assert!(c.rm_cells_sent > 0 && summary_mb > 0.0);
+        let back = sim.flow_index(&format!("{name}.reverse")).unwrap() as u32;
+        assert!(s.connections[&format!("{name}.reverse")].cells_delivered > 0);
+        let n = (0..time_s.len())
+            .filter(|&i| key[i] == back)
+            .inspect(|&i| assert_eq!(mbps[i], 0.0, "{name}.reverse at {}", time_s[i]))
+            .count();
+        assert_eq!(n, (dur / dt).round() as usize);
+    }
+}

@@ -101,16 +101,22 @@ fn overload_queue_grows_at_excess_rate_then_drops_the_excess() {
     let fill_s = buffer as f64 / excess_cells_per_s; // 53 ms
     let sim = run(&mk(0.0, 0.05));
     let pi = sim.port_index("A->d").unwrap() as u32;
-    let ser = sim.series();
+    let ports = sim.series().table("ports").unwrap();
+    let col = |name: &str| ports.column(name).unwrap();
+    let (time_s, port) = (
+        col("time_s").as_f64().unwrap(),
+        col("port").as_u32().unwrap(),
+    );
+    let queue_cells = col("queue_cells").as_u32().unwrap();
     let mut checked = 0;
-    for i in 0..ser.port_time_s.len() {
-        if ser.port_index[i] == pi {
-            let t = ser.port_time_s[i];
+    for i in 0..time_s.len() {
+        if port[i] == pi {
+            let t = time_s[i];
             let expect = excess_cells_per_s * t;
             assert!(
-                (ser.port_queue_cells[i] as f64 - expect).abs() <= 2.0,
+                (queue_cells[i] as f64 - expect).abs() <= 2.0,
                 "t {t}: {} vs {expect}",
-                ser.port_queue_cells[i]
+                queue_cells[i]
             );
             checked += 1;
         }

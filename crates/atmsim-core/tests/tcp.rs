@@ -99,10 +99,12 @@ fn slow_start_doubles_the_window_every_round_trip() {
     let mut sim = build_from_json(&sc.to_string()).unwrap();
     sim.run();
     let rtt = 2.0 * 1000.0 * 5e-6 + 18.0 * cell_time();
-    let ser = sim.series();
+    let tcp = sim.series().table("tcp").unwrap();
+    let time_s = tcp.column("time_s").unwrap().as_f64().unwrap();
+    let cwnd = tcp.column("cwnd_bytes").unwrap().as_u64().unwrap();
     let cwnd_at = |t: f64| {
-        let i = ser.tcp_time_s.iter().position(|&x| x >= t).unwrap();
-        ser.tcp_cwnd_bytes[i]
+        let i = time_s.iter().position(|&x| x >= t).unwrap();
+        cwnd[i]
     };
     for k in 0..6 {
         assert_eq!(cwnd_at((k as f64 + 0.5) * rtt), 512 << k, "round {k}");

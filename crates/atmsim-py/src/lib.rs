@@ -4,11 +4,12 @@
 
 mod error;
 
+use atmsim_core::metrics::probe::{Kind, Values};
 use atmsim_core::scenario;
 use atmsim_core::time::ps_to_secs;
 use error::Error;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 /// The JSON Schema of the scenario format.
 #[pyfunction]
@@ -57,7 +58,7 @@ fn map_traffic(
 #[pyfunction]
 #[pyo3(signature = (n, hurst, method = "paxson", seed = 0))]
 fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResult<Vec<f64>> {
-    use atmsim_core::stats::fgn::{FgnMethod, generate};
+    use atmsim_core::stats::fgn::{generate, FgnMethod};
     let m = match method {
         "paxson" => FgnMethod::Paxson,
         "davies_harte" => FgnMethod::DaviesHarte,
@@ -122,75 +123,66 @@ impl Simulation {
             .map_err(|e| Error::Simulation(format!("cannot serialize the summary: {e}")).into())
     }
 
-    /// Time series: {name: {column: list}}.
+    /// Time series: {table: {column: list}}, every table of `series_schema()` that the run
+    /// filled (and those declared `always`), columns in declaration order; key columns hold the
+    /// port or connection names.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.series();
+        let sim = &self.inner;
         let out = PyDict::new(py);
-        let ports = PyDict::new(py);
-        let pnames: Vec<&str> = s
-            .port_index
-            .iter()
-            .map(|&i| self.inner.ports[i as usize].name.as_str())
-            .collect();
-        ports.set_item("time_s", &s.port_time_s)?;
-        ports.set_item("port", pnames)?;
-        ports.set_item("queue_cells", &s.port_queue_cells)?;
-        ports.set_item("utilization", &s.port_utilization)?;
-        out.set_item("ports", ports)?;
-        let conns = PyDict::new(py);
-        let cnames: Vec<&str> = s
-            .conn_index
-            .iter()
-            .map(|&i| self.inner.flows[i as usize].name.as_str())
-            .collect();
-        conns.set_item("time_s", &s.conn_time_s)?;
-        conns.set_item("connection", cnames)?;
-        conns.set_item("throughput_mbps", &s.conn_throughput_mbps)?;
-        out.set_item("connections", conns)?;
-        if !s.acr_time_s.is_empty() {
+        for table in sim.series().tables().iter().filter(|t| t.handed_over()) {
             let d = PyDict::new(py);
-            let names: Vec<&str> = s
-                .acr_flow
-                .iter()
-                .map(|&i| self.inner.flows[i as usize].name.as_str())
-                .collect();
-            d.set_item("time_s", &s.acr_time_s)?;
-            d.set_item("connection", names)?;
-            d.set_item("acr_mbps", &s.acr_mbps)?;
-            out.set_item("abr_sources", d)?;
-        }
-        if !s.abr_time_s.is_empty() {
-            let d = PyDict::new(py);
-            let names: Vec<&str> = s
-                .abr_port
-                .iter()
-                .map(|&i| self.inner.ports[i as usize].name.as_str())
-                .collect();
-            d.set_item("time_s", &s.abr_time_s)?;
-            d.set_item("port", names)?;
-            d.set_item("z", &s.abr_z)?;
-            d.set_item("fairshare_mbps", &s.abr_fair_mbps)?;
-            d.set_item("abr_capacity_mbps", &s.abr_capacity_mbps)?;
-            d.set_item("input_mbps", &s.abr_input_mbps)?;
-            d.set_item("target_mbps", &s.abr_target_mbps)?;
-            d.set_item("er_max_mbps", &s.abr_er_max_mbps)?;
-            d.set_item("abr_queue_cells", &s.abr_queue_cells)?;
-            out.set_item("abr_ports", d)?;
-        }
-        if !s.tcp_time_s.is_empty() {
-            let d = PyDict::new(py);
-            let names: Vec<&str> = s
-                .tcp_flow
-                .iter()
-                .map(|&i| self.inner.flows[i as usize].name.as_str())
-                .collect();
-            d.set_item("time_s", &s.tcp_time_s)?;
-            d.set_item("connection", names)?;
-            d.set_item("cwnd_bytes", &s.tcp_cwnd_bytes)?;
-            out.set_item("tcp", d)?;
+            for col in table.columns() {
+                let name = col.decl.name;
+                match (&col.values, col.decl.kind) {
+                    (Values::U32(v), Kind::Port) => d.set_item(
+                        name,
+                        v.iter()
+                            .map(|&i| sim.ports[i as usize].name.as_str())
+                            .collect::<Vec<_>>(),
+                    )?,
+                    (Values::U32(v), Kind::Flow) => d.set_item(
+                        name,
+                        v.iter()
+                            .map(|&i| sim.flows[i as usize].name.as_str())
+                            .collect::<Vec<_>>(),
+                    )?,
+                    (Values::F64(v), _) => d.set_item(name, v)?,
+                    (Values::U32(v), _) => d.set_item(name, v)?,
+                    (Values::U64(v), _) => d.set_item(name, v)?,
+                }
+            }
+            out.set_item(table.name(), d)?;
         }
         Ok(out)
     }
+}
+
+/// The declarations of the time series: {table: {"doc": str, "columns": [{"name", "unit",
+/// "doc", "kind", "label", "plot"}, ...], "always": bool, "active": str}}, tables and columns in
+/// order. Kinds: "f64", "u32", "u64", and the keys "port" and "flow" (handed over as names).
+#[pyfunction]
+fn series_schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for table in atmsim_core::series_schema() {
+        let cols = PyList::empty(py);
+        for c in table.all_columns() {
+            let d = PyDict::new(py);
+            d.set_item("name", c.name)?;
+            d.set_item("unit", c.unit)?;
+            d.set_item("doc", c.doc)?;
+            d.set_item("kind", c.kind.as_str())?;
+            d.set_item("label", c.label)?;
+            d.set_item("plot", c.plot)?;
+            cols.append(d)?;
+        }
+        let t = PyDict::new(py);
+        t.set_item("doc", table.doc)?;
+        t.set_item("columns", cols)?;
+        t.set_item("always", table.always)?;
+        t.set_item("active", table.active)?;
+        out.set_item(table.name, t)?;
+    }
+    Ok(out)
 }
 
 #[pymodule]
@@ -199,6 +191,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(map_traffic, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
+    m.add_function(wrap_pyfunction!(series_schema, m)?)?;
     m.add_class::<Simulation>()?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

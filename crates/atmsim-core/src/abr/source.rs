@@ -15,6 +15,7 @@
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
 use crate::app::AnyApp;
 use crate::app::{Application, Ctx};
+use crate::metrics::probe::{ColumnDecl, Row, TableDecl, FLOW_KEY};
 use crate::time::SimTime;
 use crate::transport::tcp::TcpSender;
 use crate::transport::SegmentOut;
@@ -172,6 +173,24 @@ pub struct AbrSource {
 }
 
 impl AbrSource {
+    /// The `abr_sources` series: every ABR source at every sample.
+    pub const PROBES: TableDecl = TableDecl {
+        name: "abr_sources",
+        doc: "Every ABR source at every sample",
+        key: FLOW_KEY,
+        columns: &[
+            ColumnDecl::f64("acr_mbps", "Mb/s", "Allowed cell rate at the sample")
+                .plot("acr", "ACR"),
+        ],
+        always: false,
+        active: "",
+    };
+
+    /// Fill this source's row of the `abr_sources` series.
+    pub fn probe(&self, mut row: Row<'_>) {
+        row.f64("acr_mbps", self.acr);
+    }
+
     pub fn new(p: AbrParams, feed: Feed) -> Self {
         let acr = p.icr;
         AbrSource {

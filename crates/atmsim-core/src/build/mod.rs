@@ -376,7 +376,7 @@ impl Simulation {
             events: 0,
             cell_hops: 0,
             finished: false,
-            series: Series::default(),
+            series: Probes::new(&crate::sim::SERIES_TABLES),
         };
         if warmup > 0 {
             sim.queue.push(warmup, Event::WarmupEnd);

@@ -177,8 +177,9 @@ pub struct FlowStats {
     pub ctd_max: u64,
     pub ctd_min: u64,
     pub ctd_hist: DelayHistogram,
-    /// Never reset: for the time series.
-    pub rx_total: u64,
+    /// Data cells (not RM cells) delivered, never reset, and their count at the last sample:
+    /// for the `connections` series.
+    pub rx_data_total: u64,
     pub sample_rx: u64,
 }
 
@@ -203,7 +204,7 @@ impl FlowStats {
             ctd_max: 0,
             ctd_min: u64::MAX,
             ctd_hist: DelayHistogram::default(),
-            rx_total: 0,
+            rx_data_total: 0,
             sample_rx: 0,
         }
     }

@@ -5,14 +5,17 @@
 //! bundle monitor of the contract proposal (seed 001 section 6.2).
 //! [`counters`]: drop reasons, the delay histogram, per-port and per-flow counters updated on
 //! the hot path. [`summary`]: the serialized result (`summary.json`: ports, connections, calls,
-//! TCP) and the columnar time series.
+//! TCP). [`probe`]: the columnar store of the time series, whose columns each model declares
+//! next to its state.
 
 pub mod counters;
 pub mod monitor;
+pub mod probe;
 pub mod qos;
 pub mod summary;
 
 pub use counters::*;
 pub use monitor::Monitor;
+pub use probe::{Probes, Row, TableDecl};
 pub use qos::*;
 pub use summary::*;

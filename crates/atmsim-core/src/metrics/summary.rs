@@ -1,5 +1,6 @@
 //! What a run reports: the summary (`summary.json` without the front end's additions) with its
-//! per-port, per-connection, per-call-class and TCP sections, and the columnar time series.
+//! per-port, per-connection, per-call-class and TCP sections. (The time series are in
+//! [`super::probe`].)
 //! Field names are the JSON keys. Moved from `metrics.rs`.
 
 use serde::Serialize;
@@ -209,31 +210,4 @@ pub struct TcpSummary {
     /// Finite transfers: when the last byte was acknowledged (seconds from 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completed_s: Option<f64>,
-}
-
-/// Columnar time series, sampled every `run.sample_interval_s`.
-#[derive(Clone, Debug, Default)]
-pub struct Series {
-    pub port_time_s: Vec<f64>,
-    pub port_index: Vec<u32>,
-    pub port_queue_cells: Vec<u32>,
-    pub port_utilization: Vec<f64>,
-    pub conn_time_s: Vec<f64>,
-    pub conn_index: Vec<u32>,
-    pub conn_throughput_mbps: Vec<f64>,
-    pub acr_time_s: Vec<f64>,
-    pub acr_flow: Vec<u32>,
-    pub acr_mbps: Vec<f64>,
-    pub abr_time_s: Vec<f64>,
-    pub abr_port: Vec<u32>,
-    pub abr_z: Vec<f64>,
-    pub abr_fair_mbps: Vec<f64>,
-    pub abr_capacity_mbps: Vec<f64>,
-    pub abr_input_mbps: Vec<f64>,
-    pub abr_target_mbps: Vec<f64>,
-    pub abr_er_max_mbps: Vec<f64>,
-    pub abr_queue_cells: Vec<u32>,
-    pub tcp_time_s: Vec<f64>,
-    pub tcp_flow: Vec<u32>,
-    pub tcp_cwnd_bytes: Vec<u64>,
 }

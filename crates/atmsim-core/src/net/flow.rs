@@ -1,13 +1,14 @@
 //! A flow: one direction of a VC (or of one ABR segment) along a static route.
 
 use crate::host::Shaper;
+use crate::metrics::probe::{ColumnDecl, TableDecl, FLOW_KEY};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::NONE;
 use crate::policing::Upc;
 use crate::scenario::Category;
 use crate::time::*;
-use crate::wire::Reassembler;
+use crate::wire::{Reassembler, CELL_PAYLOAD};
 
 /// A connection's requested QoS (seed 001 section 4.2): max CTD and peak-to-peak CDV in ps, CLR,
 /// and whether the CLR objective is on the CLP=0 flow (else CLP=0+1).
@@ -80,5 +81,32 @@ impl Flow {
             self.rx.resize(c + 1, NONE);
         }
         self.rx[c] = e;
+    }
+
+    /// The `connections` series: every flow (connection direction) at every sample.
+    pub const PROBES: TableDecl = TableDecl {
+        name: "connections",
+        doc: "Every connection direction at every sample",
+        key: FLOW_KEY,
+        columns: &[ColumnDecl::f64(
+            "throughput_mbps",
+            "Mb/s",
+            "Payload of the data cells delivered since the previous sample (48 B per cell; RM \
+             cells not counted, as in the summary)",
+        )
+        .plot("throughput", "throughput")],
+        always: true,
+        active: "",
+    };
+
+    /// Fill this flow's row of the `connections` series (a sample every `interval_s`).
+    pub(crate) fn probe(&mut self, mut row: Row<'_>, interval_s: f64) {
+        let st = &mut self.stats;
+        let cells = st.rx_data_total - st.sample_rx;
+        st.sample_rx = st.rx_data_total;
+        row.f64(
+            "throughput_mbps",
+            cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6,
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::abr::PortScheme;
 use crate::cac::PortCac;
+use crate::metrics::probe::{ColumnDecl, TableDecl, PORT_KEY};
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
@@ -44,6 +45,38 @@ pub struct Port {
 }
 
 impl Port {
+    /// The `ports` series: every output port at every sample.
+    pub const PROBES: TableDecl = TableDecl {
+        name: "ports",
+        doc: "Every output port at every sample",
+        key: PORT_KEY,
+        columns: &[
+            ColumnDecl::u32(
+                "queue_cells",
+                "cells",
+                "Cells waiting in the buffer at the sample (not the one on the line)",
+            )
+            .plot("queues", "queue"),
+            ColumnDecl::f64(
+                "utilization",
+                "",
+                "Share of the line rate the port sent since the previous sample",
+            ),
+        ],
+        always: true,
+        active: "queue_cells",
+    };
+
+    /// Fill this port's row of the `ports` series (a sample every `interval_s`).
+    pub(crate) fn probe(&mut self, mut row: Row<'_>, interval_s: f64) {
+        let cells = self.stats.tx_total - self.stats.sample_tx;
+        self.stats.sample_tx = self.stats.tx_total;
+        row.u32("queue_cells", self.queue.len).f64(
+            "utilization",
+            cells as f64 * CELL_BITS as f64 / self.rate_bps as f64 / interval_s,
+        );
+    }
+
     /// Cells waiting in the buffer.
     pub fn queue_len(&self) -> u32 {
         self.queue.len

@@ -28,16 +28,7 @@ impl Simulation {
         port.hp_mark = port.hp_tx;
         let q = port.queue.class_len[Category::Abr as usize];
         if let Some(r) = port.scheme.close_interval(now, line, hp, q, in_window) {
-            let s = &mut self.series;
-            s.abr_time_s.push(ps_to_secs(now));
-            s.abr_port.push(p);
-            s.abr_z.push(r.z);
-            s.abr_fair_mbps.push(r.fair);
-            s.abr_capacity_mbps.push(r.abr_capacity);
-            s.abr_input_mbps.push(r.input);
-            s.abr_target_mbps.push(r.target);
-            s.abr_er_max_mbps.push(r.er_max);
-            s.abr_queue_cells.push(r.abr_queue);
+            r.probe(self.series.at(sample::ABR_PORTS).row(ps_to_secs(now), p));
         }
         if let Some(d) = self.ports[p as usize].scheme.next_deadline() {
             if d < self.end {

@@ -45,7 +45,6 @@ impl Simulation {
         if errored && cell.created >= self.warmup {
             st.errored += 1;
         }
-        st.rx_total += 1;
         if cell.created >= self.warmup {
             st.delivered += 1;
             let d = now - cell.created;
@@ -77,8 +76,11 @@ impl Simulation {
         } else if in_window {
             f.stats.user_bytes_window += CELL_PAYLOAD as u64;
         }
-        if in_window && !cell.is_rm() {
-            f.stats.rx_cells_window += 1;
+        if !cell.is_rm() {
+            f.stats.rx_data_total += 1;
+            if in_window {
+                f.stats.rx_cells_window += 1;
+            }
         }
         // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
         // destination; elsewhere everything goes to the application at the far end

@@ -28,6 +28,7 @@ pub use crate::cac::calls::{CallClass, CALL_BATCHES};
 pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
+pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::{Event, EventQueue};
@@ -55,7 +56,8 @@ pub struct Simulation {
     pub(crate) events: u64,
     pub(crate) cell_hops: u64,
     pub(crate) finished: bool,
-    pub(crate) series: Series,
+    /// The time series (one table per model, columns declared by the models).
+    pub(crate) series: Probes,
 }
 
 impl Simulation {
@@ -79,7 +81,8 @@ impl Simulation {
         self.finished
     }
 
-    pub fn series(&self) -> &Series {
+    /// The time series: every table of [`series_schema`] with the rows so far.
+    pub fn series(&self) -> &Probes {
         &self.series
     }
 

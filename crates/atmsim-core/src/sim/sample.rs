@@ -1,50 +1,58 @@
 //! Periodic sampling of the time series and the end of the warm-up.
+//!
+//! The series are the tables of a [`Probes`] store; each model declares its table's columns
+//! beside its state (`Port::PROBES` in `net/port.rs`, `Flow::PROBES` in `net/flow.rs`,
+//! `AbrSource::PROBES` in `abr/source.rs`, `IntervalRecord::PROBES` in
+//! `abr/switch/erica.rs`, `TcpSender::PROBES` in `transport/tcp/sender.rs`) and fills its row in
+//! its own `probe`; sampling only asks each model for its row.
 
+use crate::abr::{AbrSource, IntervalRecord};
 use crate::engine::Event;
 use crate::host::AnySource;
 use crate::metrics::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::wire::CELL_PAYLOAD;
+use crate::transport::tcp::TcpSender;
+
+/// The tables of the time series, in the order the store holds them (see the indices below).
+pub const SERIES_TABLES: [&TableDecl; 5] = [
+    &Port::PROBES,
+    &Flow::PROBES,
+    &AbrSource::PROBES,
+    &IntervalRecord::PROBES,
+    &TcpSender::PROBES,
+];
+/// Positions of the tables in [`SERIES_TABLES`].
+pub(crate) const PORTS: usize = 0;
+pub(crate) const CONNECTIONS: usize = 1;
+pub(crate) const ABR_SOURCES: usize = 2;
+pub(crate) const ABR_PORTS: usize = 3;
+pub(crate) const TCP: usize = 4;
+
+/// The declarations of every table of the time series (name, doc, columns with unit and doc).
+pub fn series_schema() -> &'static [&'static TableDecl] {
+    &SERIES_TABLES
+}
 
 impl Simulation {
     pub(crate) fn sample(&mut self) {
         self.samples_taken += 1;
-        let t = self.now;
-        let ts = ps_to_secs(t);
+        let ts = ps_to_secs(self.now);
         let interval_s = ps_to_secs(self.sample_ps);
+        let series = &mut self.series;
         for (i, p) in self.ports.iter_mut().enumerate() {
-            let cells = p.stats.tx_total - p.stats.sample_tx;
-            p.stats.sample_tx = p.stats.tx_total;
-            self.series.port_time_s.push(ts);
-            self.series.port_index.push(i as u32);
-            self.series.port_queue_cells.push(p.queue.len);
-            self.series
-                .port_utilization
-                .push(cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / interval_s);
+            p.probe(series.at(PORTS).row(ts, i as u32), interval_s);
         }
         for ep in &self.endpoints {
             if let AnySource::Abr(a) = &ep.app {
-                self.series.acr_time_s.push(ts);
-                self.series.acr_flow.push(ep.flow);
-                self.series.acr_mbps.push(a.acr);
+                a.probe(series.at(ABR_SOURCES).row(ts, ep.flow));
             }
-        }
-        for ep in &self.endpoints {
             if let Some(t) = tcp_sender(&ep.app) {
-                self.series.tcp_time_s.push(ts);
-                self.series.tcp_flow.push(ep.flow);
-                self.series.tcp_cwnd_bytes.push(t.cwnd);
+                t.probe(series.at(TCP).row(ts, ep.flow));
             }
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
-            let cells = f.stats.rx_total - f.stats.sample_rx;
-            f.stats.sample_rx = f.stats.rx_total;
-            self.series.conn_time_s.push(ts);
-            self.series.conn_index.push(i as u32);
-            self.series
-                .conn_throughput_mbps
-                .push(cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6);
+            f.probe(series.at(CONNECTIONS).row(ts, i as u32), interval_s);
         }
         let next = (self.samples_taken + 1) * self.sample_ps;
         if next < self.end {
@@ -76,6 +84,40 @@ impl Simulation {
             f.stats.rx_cells_window = 0;
             f.stats.user_bytes_window = 0;
             f.upc_mark = f.upc.as_ref().map(|u| u.counts());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_positions_name_their_tables() {
+        let at = |i: usize| SERIES_TABLES[i].name;
+        assert_eq!(
+            [
+                at(PORTS),
+                at(CONNECTIONS),
+                at(ABR_SOURCES),
+                at(ABR_PORTS),
+                at(TCP)
+            ],
+            ["ports", "connections", "abr_sources", "abr_ports", "tcp"]
+        );
+        for t in series_schema() {
+            let names: Vec<_> = t.all_columns().map(|c| c.name).collect();
+            assert_eq!(names[0], "time_s");
+            assert!(t.key.kind.is_key(), "{}", t.name);
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{}: duplicate column", t.name);
+            assert!(
+                t.active.is_empty() || names.contains(&t.active),
+                "{}",
+                t.name
+            );
         }
     }
 }

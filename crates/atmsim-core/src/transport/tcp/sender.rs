@@ -6,6 +6,7 @@
 
 use super::cc;
 use super::{Recovery, TcpParams, TcpStats, Workload};
+use crate::metrics::probe::{ColumnDecl, Row, TableDecl, FLOW_KEY};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::SegmentOut;
 use crate::wire::SegHdr;
@@ -41,6 +42,24 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// The `tcp` series: every TCP sender (also TCP over ABR) at every sample.
+    pub const PROBES: TableDecl = TableDecl {
+        name: "tcp",
+        doc: "Every TCP sender (also TCP over ABR) at every sample",
+        key: FLOW_KEY,
+        columns: &[
+            ColumnDecl::u64("cwnd_bytes", "bytes", "Congestion window at the sample")
+                .plot("cwnd", "congestion window"),
+        ],
+        always: false,
+        active: "",
+    };
+
+    /// Fill this sender's row of the `tcp` series.
+    pub fn probe(&self, mut row: Row<'_>) {
+        row.u64("cwnd_bytes", self.cwnd);
+    }
+
     pub fn new(p: TcpParams) -> Self {
         let cwnd = p.initial_cwnd as u64 * p.mss as u64;
         TcpSender {
