@@ -35,6 +35,9 @@ pub enum Event {
     CallConnect(u32, u32),
     /// A flow's source shaper may release its next cell.
     Shaper(u32),
+    /// Timed work of a node's switch fabric (node, fabric-defined argument: a bus slot, a credit
+    /// returning to an input, ...), dispatched by `Simulation::fabric_event`.
+    Fabric(u32, u32),
 }
 
 #[derive(Clone, Copy)]

@@ -135,7 +135,7 @@ pub enum FgnMethodSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// `cbr`, `persistent`, `onoff` or `none`.
+    /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp` or `none` (see [`SourceKind`]).
     pub kind: SourceKind,
     /// cbr: rate in Mb/s of 53-byte cells (> 0).
     #[serde(default)]

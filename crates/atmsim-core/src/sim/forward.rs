@@ -240,4 +240,13 @@ impl Simulation {
             AnyFabric::OutputBuffered(_) => self.enqueue(out, cell, cls),
         }
     }
+
+    /// Timed work of node `node`'s fabric (an `Event::Fabric` it scheduled).
+    pub(crate) fn fabric_event(&mut self, node: u32, _arg: u32) {
+        match &self.nodes[node as usize].fabric {
+            AnyFabric::OutputBuffered(_) => {
+                debug_assert!(false, "the output-buffered fabric schedules no events")
+            }
+        }
+    }
 }

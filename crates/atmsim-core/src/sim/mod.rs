@@ -144,6 +144,7 @@ impl Simulation {
             Event::CallSetup(c, s, k) => self.call_setup(c, s, k),
             Event::CallConnect(c, s) => self.call_connect(c, s),
             Event::Shaper(f) => self.shaper_release(f),
+            Event::Fabric(n, arg) => self.fabric_event(n, arg),
         }
     }
 
