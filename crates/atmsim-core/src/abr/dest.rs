@@ -66,6 +66,7 @@ impl Application for AbrDest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Asks;
     use crate::rng::stream;
     use crate::wire::RmFields;
 
@@ -83,7 +84,8 @@ mod tests {
             },
             ..Default::default()
         };
-        let mut ctx = Ctx::new(0, &mut rng);
+        let mut out = Asks::default();
+        let mut ctx = Ctx::new(0, &mut rng, &mut out);
         d.on_cell(
             &mut ctx,
             &Cell {
@@ -95,7 +97,8 @@ mod tests {
         let b = ctx.cell_requested().unwrap();
         assert_eq!(b.rm.bits, RM_DIR | RM_CI);
         assert_eq!(b.rm.ccr, 40.0);
-        let mut ctx = Ctx::new(0, &mut rng);
+        let mut out = Asks::default();
+        let mut ctx = Ctx::new(0, &mut rng, &mut out);
         d.on_cell(&mut ctx, &frm);
         assert_eq!(
             ctx.cell_requested().unwrap().rm.bits,

@@ -14,7 +14,7 @@
 
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
 use crate::app::AnyApp;
-use crate::app::{Application, Ctx};
+use crate::app::{Application, Asks, Ctx};
 use crate::metrics::probe::{ColumnDecl, Row, TableDecl, FLOW_KEY};
 use crate::time::SimTime;
 use crate::transport::tcp::TcpSender;
@@ -122,7 +122,8 @@ fn step_feed<A: Application>(
     start: bool,
     backlog: u64,
 ) -> (u64, Option<SimTime>) {
-    let mut sub = Ctx::new(ctx.now, ctx.rng);
+    let mut out = Asks::default();
+    let mut sub = Ctx::new(ctx.now, ctx.rng, &mut out);
     if start {
         app.start(&mut sub)
     } else {
@@ -513,13 +514,15 @@ mod tests {
     /// Drive a persistent source for `cells` opportunities with no feedback; returns the FRM flags.
     fn drive(src: &mut AbrSource, cells: usize) -> Vec<bool> {
         let mut rng = stream(1, "t");
-        let mut ctx = Ctx::new(0, &mut rng);
+        let mut out = Asks::default();
+        let mut ctx = Ctx::new(0, &mut rng, &mut out);
         src.start(&mut ctx);
         let mut t = ctx.timer_requested();
         let mut out = vec![];
         while out.len() < cells {
             let now = t.unwrap();
-            let mut ctx = Ctx::new(now, &mut rng);
+            let mut asks = Asks::default();
+            let mut ctx = Ctx::new(now, &mut rng, &mut asks);
             src.on_timer(&mut ctx);
             if ctx.cell_requested().is_some() {
                 out.push(true);
@@ -628,7 +631,8 @@ mod tests {
         let mut n = 0;
         let mut now = src.tx_next.unwrap();
         while n < cells {
-            let mut ctx = Ctx::new(now, &mut rng);
+            let mut out = Asks::default();
+            let mut ctx = Ctx::new(now, &mut rng, &mut out);
             src.on_timer(&mut ctx);
             if ctx.cell_requested().is_some() || ctx.cells_requested() > 0 {
                 n += 1;
@@ -669,7 +673,8 @@ mod tests {
         s.tx_next = None;
         s.count = 31; // the next cell is an FRM
         let mut rng = stream(1, "t");
-        let mut ctx = Ctx::new(600_000_000_000, &mut rng);
+        let mut out = Asks::default();
+        let mut ctx = Ctx::new(600_000_000_000, &mut rng, &mut out);
         s.feed_next = Some(600_000_000_000);
         s.on_timer(&mut ctx);
         assert!(ctx.cell_requested().is_some());

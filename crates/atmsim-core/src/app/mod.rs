@@ -29,28 +29,26 @@ use crate::time::SimTime;
 use crate::wire::{Cell, SegHdr};
 use arrayvec::ArrayVec;
 
-/// What an application sees and asks for during one call.
+/// What an application sees during one call, and the outbox it writes its asks into.
 pub struct Ctx<'a> {
     /// The current simulated time.
     pub now: SimTime,
     /// This endpoint's random stream.
     pub rng: &'a mut Rng,
-    pub(crate) send: u32,
-    pub(crate) cell: Option<Cell>,
-    pub(crate) timer: Option<SimTime>,
-    /// Whole AAL5 frames to send: (CPCS-SDU bytes, transport header).
-    pub(crate) frames: ArrayVec<(u32, SegHdr), FRAMES_PER_CALL>,
-    /// One cell of a frame, paced by its sender (an ABR source carrying TCP): (index within
-    /// the frame, or the SDU length on the end-of-frame cell; end of frame; transport header).
-    pub(crate) frame_cell: Option<(u16, bool, SegHdr)>,
+    /// What this call asks for (owned by the caller, so the engine reads it without a copy).
+    pub(crate) out: &'a mut Asks,
 }
 
 /// What an application asked for in one call (see [`Ctx`]).
+#[derive(Default)]
 pub struct Asks {
     pub cell: Option<Cell>,
     pub send: u32,
     pub timer: Option<SimTime>,
+    /// Whole AAL5 frames to send: (CPCS-SDU bytes, transport header).
     pub frames: ArrayVec<(u32, SegHdr), FRAMES_PER_CALL>,
+    /// One cell of a frame, paced by its sender (an ABR source carrying TCP): (index within
+    /// the frame, or the SDU length on the end-of-frame cell; end of frame; transport header).
     pub frame_cell: Option<(u16, bool, SegHdr)>,
 }
 
@@ -69,65 +67,45 @@ impl Asks {
 pub const FRAMES_PER_CALL: usize = 16;
 
 impl<'a> Ctx<'a> {
-    pub fn new(now: SimTime, rng: &'a mut Rng) -> Self {
-        Ctx {
-            now,
-            rng,
-            send: 0,
-            cell: None,
-            timer: None,
-            frames: ArrayVec::new(),
-            frame_cell: None,
-        }
+    /// A call at `now` with the endpoint's stream `rng`, writing its asks into `out` (which
+    /// should be empty: `Asks::default()`).
+    pub fn new(now: SimTime, rng: &'a mut Rng, out: &'a mut Asks) -> Self {
+        Ctx { now, rng, out }
     }
     /// Send one cell built by the application (an RM cell, say) before any data cells; the
     /// engine fills in the flow, creation time and route position. One per call.
     pub fn send_cell(&mut self, cell: Cell) {
-        debug_assert!(self.cell.is_none(), "one explicit cell per call");
-        self.cell = Some(cell);
+        debug_assert!(self.out.cell.is_none(), "one explicit cell per call");
+        self.out.cell = Some(cell);
     }
     /// The explicit cell requested in this call.
     pub fn cell_requested(&self) -> Option<Cell> {
-        self.cell
+        self.out.cell
     }
     /// Send `n` cells on this endpoint's flow now (framed by the flow's AAL5 settings).
     pub fn send_cells(&mut self, n: u32) {
-        self.send += n;
+        self.out.send += n;
     }
     /// Ask to be called again at `t` (replaces any earlier request).
     pub fn set_timer(&mut self, t: SimTime) {
-        self.timer = Some(t);
+        self.out.timer = Some(t);
     }
     /// Cells requested so far in this call.
     pub fn cells_requested(&self) -> u32 {
-        self.send
+        self.out.send
     }
     /// The timer requested in this call.
     pub fn timer_requested(&self) -> Option<SimTime> {
-        self.timer
+        self.out.timer
     }
     /// Send one cell of a variable-length frame (see `frame_cell`). One per call.
     pub fn send_frame_cell(&mut self, len_or_index: u16, eof: bool, seg: SegHdr) {
-        debug_assert!(self.frame_cell.is_none(), "one frame cell per call");
-        self.frame_cell = Some((len_or_index, eof, seg));
-    }
-    /// Everything this call asked for, for the engine to carry out.
-    pub fn asks(self) -> Asks {
-        Asks {
-            cell: self.cell,
-            send: self.send,
-            timer: self.timer,
-            frames: self.frames,
-            frame_cell: self.frame_cell,
-        }
+        debug_assert!(self.out.frame_cell.is_none(), "one frame cell per call");
+        self.out.frame_cell = Some((len_or_index, eof, seg));
     }
     /// True when this call asked the engine for anything.
     pub fn wants_anything(&self) -> bool {
-        self.cell.is_some()
-            || self.send > 0
-            || self.timer.is_some()
-            || !self.frames.is_empty()
-            || self.frame_cell.is_some()
+        !self.out.is_empty()
     }
 }
 
@@ -205,14 +183,16 @@ pub(crate) mod testing {
         rng: &mut Rng,
         mut f: impl FnMut(SimTime, u32),
     ) {
-        let mut ctx = Ctx::new(0, rng);
+        let mut out = Asks::default();
+        let mut ctx = Ctx::new(0, rng, &mut out);
         app.start(&mut ctx);
         let mut next = ctx.timer_requested();
         while let Some(t) = next {
             if t > until {
                 break;
             }
-            let mut ctx = Ctx::new(t, rng);
+            let mut out = Asks::default();
+            let mut ctx = Ctx::new(t, rng, &mut out);
             app.on_timer(&mut ctx);
             if ctx.cells_requested() > 0 {
                 f(t, ctx.cells_requested());

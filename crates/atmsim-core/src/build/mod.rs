@@ -7,7 +7,7 @@ pub(crate) use connection::Builder;
 
 use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
 use crate::app::mpeg2::Multiplex;
-use crate::app::AnyApp;
+use crate::app::{AnyApp, Asks};
 use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::engine::{Event, EventQueue};
 use crate::host::AnySource;
@@ -414,10 +414,10 @@ impl Simulation {
         }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
-            let mut ctx = Ctx::new(0, &mut ep.rng);
+            let mut asks = Asks::default();
+            let mut ctx = Ctx::new(0, &mut ep.rng, &mut asks);
             ep.app.start(&mut ctx);
-            let asks = ctx.asks();
-            sim.apply(e as u32, asks);
+            sim.apply(e as u32, &asks);
         }
         sim
     }

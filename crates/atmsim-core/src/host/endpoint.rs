@@ -17,10 +17,10 @@ use crate::wire::{Cell, SegHdr};
 
 impl SegmentOut for Ctx<'_> {
     fn room(&self) -> bool {
-        !self.frames.is_full()
+        !self.out.frames.is_full()
     }
     fn frame(&mut self, sdu: u32, seg: SegHdr) {
-        self.frames.push((sdu, seg));
+        self.out.frames.push((sdu, seg));
     }
 }
 

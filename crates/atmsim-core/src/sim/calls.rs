@@ -1,7 +1,7 @@
 //! Switched calls: Poisson arrivals, hop-by-hop set-up with CAC at each switch, release, and the
 //! blocking statistics.
 
-use crate::app::{Application, Ctx};
+use crate::app::{Application, Asks, Ctx};
 use crate::cac::calls::call_batch;
 use crate::engine::Event;
 use crate::host::AnySource;
@@ -137,10 +137,10 @@ impl Simulation {
         let ep = &mut self.endpoints[e as usize];
         ep.app = app;
         ep.timer_at = None;
-        let mut ctx = Ctx::new(now, &mut ep.rng);
+        let mut asks = Asks::default();
+        let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.start(&mut ctx);
-        let asks = ctx.asks();
-        self.apply(e, asks);
+        self.apply(e, &asks);
         if end < self.end {
             self.queue.push(end, Event::CallEnd(c, slot));
         }

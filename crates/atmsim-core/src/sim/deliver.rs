@@ -1,7 +1,7 @@
 //! Cells reaching the last node of their flow: QoS accounting (CTD, CDV, CLR, CER, CMR, SECBR
 //! blocks), AAL5 reassembly, and hand-over to the receiving endpoint.
 
-use crate::app::{Application, Ctx};
+use crate::app::{Application, Asks, Ctx};
 use crate::metrics::CellOutcome;
 use crate::net::*;
 use crate::sim::*;
@@ -92,21 +92,21 @@ impl Simulation {
         };
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
-            let mut ctx = Ctx::new(now, &mut ep.rng);
+            let mut asks = Asks::default();
+            let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
             ep.app.on_cell(&mut ctx, &cell);
             if let Some((sdu, seg)) = frame_done {
                 if e != vs {
                     ep.app.on_frame(&mut ctx, sdu, seg);
                 }
             }
-            let mut asks = ctx.asks();
             if vs != NONE && e != vs {
                 if let Some(b) = &mut asks.cell {
                     self.couple_vd(vs, next, b);
                 }
             }
             if !asks.is_empty() {
-                self.apply(e, asks);
+                self.apply(e, &asks);
             }
         }
     }

@@ -155,14 +155,14 @@ impl Simulation {
             return; // superseded
         }
         ep.timer_at = None;
-        let mut ctx = Ctx::new(now, &mut ep.rng);
+        let mut asks = Asks::default();
+        let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
-        let asks = ctx.asks();
-        self.apply(e, asks);
+        self.apply(e, &asks);
     }
 
     /// Carry out what an application asked for: send cells and frames, set its timer.
-    pub(crate) fn apply(&mut self, e: u32, asks: Asks) {
+    pub(crate) fn apply(&mut self, e: u32, asks: &Asks) {
         let flow = self.endpoints[e as usize].flow;
         if let Some(c) = asks.cell {
             self.emit_explicit(flow, c);
