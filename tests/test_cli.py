@@ -82,6 +82,12 @@ def test_schema_is_json(capsys) -> None:
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert {"description", "run", "nodes", "links", "connections"} <= set(schema["properties"])
+    # the defaults the simulator uses, not null
+    defs = schema["$defs"]
+    assert defs["AbrSchemeSpec"]["properties"]["target_utilization"]["default"] == 0.9
+    assert defs["AbrSpec"]["properties"]["nrm"]["default"] == 32
+    assert defs["AbrSpec"]["properties"]["tbe"]["default"] == 16777215
+    assert defs["QosSpec"]["properties"]["secb_block_cells"]["default"] == 128
 
 
 def test_plot_makes_pngs(scenario_file: Path, tmp_path: Path, capsys) -> None:

@@ -82,6 +82,26 @@ def test_core_raises_scenario_error_with_path_and_no_file() -> None:
     assert _core.check(to_json(minimal_scenario())) is None
 
 
+def test_check_refuses_permanent_connections_cac_cannot_admit_as_a_build_does() -> None:
+    # validation needs no network: CAC of permanent connections is checked from the specs
+    doc = minimal_scenario()
+    doc["nodes"][1]["cac"] = {"policy": "peak"}
+    c1 = doc["connections"][0]
+    c1["contract"] = {"pcr_mbps": 100.0}
+    doc["connections"].append({**c1, "name": "c2", "contract": {"pcr_mbps": 60.0}})
+    text = to_json(doc)
+    errors = []
+    for build in (_core.check, _core.Simulation):
+        with pytest.raises(ScenarioError) as info:
+            build(text)
+        errors.append((info.value.path, info.value.message))
+    assert errors[0] == errors[1]
+    assert errors[0] == (
+        "connections[1].contract",
+        "CAC at port S->h2 cannot admit it: needs 60.000000 Mb/s, 49.760000 Mb/s free",
+    )
+
+
 def test_front_end_names_the_file_that_set_the_key(tmp_path: Path) -> None:
     doc = minimal_scenario()
     doc["nodes"][1]["buffer_cells"] = 0
@@ -103,7 +123,8 @@ def test_front_end_names_the_file_that_set_the_key(tmp_path: Path) -> None:
 
 
 class _Counting:
-    """Counts the networks the core builds (``Simulation`` and ``check`` each build one)."""
+    """Counts the core's entry points a run or a validation calls (``Simulation`` validates and
+    builds; ``check`` validates without building)."""
 
     def __init__(self, monkeypatch) -> None:
         self.built: list[str] = []
@@ -135,7 +156,7 @@ def test_run_builds_once(monkeypatch, tmp_path: Path) -> None:
         atmsim.run(f, overrides={"nodes[1].buffer_cells": 0})
     assert counting.built == ["Simulation"]
     assert (info.value.file, info.value.path) == ("--set", "nodes[1].buffer_cells")
-    # atmsim validate checks (builds) once and runs nothing
+    # atmsim validate checks once, builds no network and runs nothing
     counting.built.clear()
     assert main(["validate", str(f)]) == 0
     assert counting.built == ["check"]

@@ -24,8 +24,9 @@ def schema() -> str:
     """JSON Schema of a scenario document (without the Python-only ``extends``)."""
 
 def check(json: str) -> None:
-    """Validate the scenario JSON by building its network (without running it); raises
-    ``ScenarioError`` (``file == ""``, key path, message) if it is invalid."""
+    """Validate the scenario JSON without building its network (CAC admission of permanent
+    connections included); raises ``ScenarioError`` (``file == ""``, key path, message) if it is
+    invalid."""
 
 def fgn(n: int, hurst: float, method: str = "paxson", seed: int = 0) -> list[float]:
     """``n`` values of fractional Gaussian noise (mean 0, variance 1, Hurst parameter ``hurst``)

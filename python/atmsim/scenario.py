@@ -474,8 +474,8 @@ def with_file(err: ScenarioError, provenance: Provenance | None) -> ScenarioErro
 def document_json(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
     """The JSON text the core takes, after the checks Python makes itself (finite numbers).
 
-    The core validates the rest when it builds the network (``_core.check`` or
-    ``_core.Simulation``); ``ScenarioError`` names the file that wrote the bad value.
+    The core validates the rest (``_core.check``, or ``_core.Simulation`` before it builds);
+    ``ScenarioError`` names the file that wrote the bad value.
     """
     prov = provenance or Provenance()
     _check_numbers(doc, [], prov)
@@ -485,8 +485,9 @@ def document_json(doc: dict[str, Any], provenance: Provenance | None = None) -> 
 def check_document(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
     """Validate with the core; returns the JSON text, or raises ``ScenarioError``.
 
-    Validating builds the whole network (some checks need it, e.g. CAC of permanent connections):
-    ``atmsim.run`` does not call this, its ``_core.Simulation`` validates while it builds.
+    Validation works on the document alone (no network is built; CAC admission of permanent
+    connections is checked from the specs): ``atmsim.run`` does not call this, its
+    ``_core.Simulation`` validates before it builds.
     """
     from . import _core
 

@@ -69,6 +69,12 @@ pub mod wire;
 pub use scenario::{parse, ScenarioError};
 pub use sim::{series_schema, Simulation};
 
+/// Parse and validate a scenario given as JSON text without building the network: every check
+/// a build could refuse (CAC admission of permanent connections included) is made on the specs.
+pub fn check_json(json: &str) -> Result<(), ScenarioError> {
+    parse(json).map(|_| ())
+}
+
 /// Parse, validate and build a scenario given as JSON text.
 pub fn build_from_json(json: &str) -> Result<Simulation, ScenarioError> {
     let sc = parse(json)?;

@@ -18,11 +18,11 @@ fn schema() -> String {
 }
 
 /// Check a scenario given as JSON text; raises ScenarioError (file "", key path, message).
-/// This builds the whole network (validate without running); a run builds once, in Simulation.
+/// Validates the specs without building the network (CAC of permanent connections included);
+/// a run validates again and builds once, in Simulation.
 #[pyfunction]
 fn check(json: &str) -> PyResult<()> {
-    // building also checks what only the built network can tell (CAC of permanent connections)
-    atmsim_core::build_from_json(json).map_err(Error::from)?;
+    atmsim_core::check_json(json).map_err(Error::from)?;
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use crate::metrics::*;
 use crate::net::*;
 use crate::rng::stream;
 use crate::scenario::{
-    CallSpec, Category, ConnectionSpec, HoldingSpec, Scenario, SourceKind, SourceSpec,
+    CallSpec, Category, ConnectionSpec, HoldingSpec, QosSpec, Scenario, SourceKind, SourceSpec,
 };
 use crate::sim::*;
 use crate::time::*;
@@ -46,9 +46,10 @@ impl Builder<'_> {
             name,
             category,
             route: route.to_vec(),
-            frame_cells: frame.map(aal5_cells).unwrap_or(0),
+            // an unframed flow counts no frame cells
+            frame_cells: frame.map_or(0, aal5_cells),
             framed: frame.is_some(),
-            frame_len: frame.unwrap_or(0) as u16,
+            frame_len: frame.map_or(0, |f| f as u16),
             tx_seq: 0,
             tx_in_frame: 0,
             reasm: Reassembler::default(),
@@ -60,7 +61,11 @@ impl Builder<'_> {
             upc: None,
             qos: None,
             rx_next: None,
-            blocks: BlockCounter::new(128, 4),
+            // without a `qos` table, SECBR is counted in the default blocks
+            blocks: {
+                let q = QosSpec::default();
+                BlockCounter::new(q.secb_block_cells as u32, q.secb_max_bad as u32)
+            },
             upc_mark: None,
             shaper: None,
             monitor: None,
@@ -221,7 +226,7 @@ impl Builder<'_> {
                 sc.nodes[node_id[&c.route[k]] as usize]
                     .abr
                     .as_ref()
-                    .is_some_and(|a| a.vsvd == Some(true))
+                    .is_some_and(|a| a.vsvd)
             }));
             bounds.push(n - 1);
             let mut prev: Option<usize> = None;
@@ -309,7 +314,7 @@ impl Builder<'_> {
             endpoints[src].app = end(Some(&there), back.as_ref());
             endpoints[dst].app = end(back.as_ref(), Some(&there));
         }
-        for k in 1..c.source.bundle.unwrap_or(1) as u16 {
+        for k in 1..c.source.bundle as u16 {
             let (a, b) = (endpoints.len(), endpoints.len() + 1);
             let mut ea = self.endpoint(
                 fwd,
@@ -345,11 +350,11 @@ impl Builder<'_> {
             self.port_id,
         );
         let c = &spec.connection;
-        let contract = contract_of(
-            c.contract
-                .as_ref()
-                .expect("validated: calls have contracts"),
-        );
+        let contract = c
+            .contract
+            .as_ref()
+            .expect("validated: calls have contracts")
+            .contract();
         let ids: Vec<u32> = c.route.iter().map(|n| node_id[n]).collect();
         let cac_ports: Vec<u32> = ids
             .windows(2)
@@ -365,7 +370,7 @@ impl Builder<'_> {
                     (cac.capacity_bps() as f64 / 1e6 / bw).floor() as usize
                 })
                 .min()
-                .unwrap_or(0);
+                .expect("validated: a call's route has a CAC switch");
             // calls in set-up hold a slot too: a margin so that CAC, not the slot pool, blocks
             fit.clamp(0, 99_999) + 16
         });
@@ -389,7 +394,7 @@ impl Builder<'_> {
             make_source: source_app,
             rate_per_s: spec.arrival_rate_per_s,
             holding_mean_s: spec.holding_s,
-            exponential: spec.holding != Some(HoldingSpec::Fixed),
+            exponential: spec.holding == HoldingSpec::Exponential,
             stop: spec.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX),
             ports: cac_ports,
             free: (0..k as u32).rev().collect(),

@@ -1,4 +1,9 @@
 //! Scenario -> Simulation: every conversion from the scenario model to the network model.
+//!
+//! The builder takes every value from the scenario model: defaults live with the keys
+//! (`crate::scenario`), and what absence means where it is not a constant (a PCR taken from the
+//! first link, an FRTT from the built route) is computed here as the keys' docs say. It expects
+//! a validated scenario ([`crate::scenario::parse`]).
 
 mod connection;
 mod port;
@@ -14,24 +19,17 @@ use crate::host::AnySource;
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;
-use crate::policing::{Contract, GcraForm, ScrStream, Upc, UpcAction};
+use crate::policing::{GcraForm, ScrStream, Upc, UpcAction};
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, Category, CcrSource, ClrFlowSpec, ConnectionSpec, ContractSpec,
-    EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec, UpcActionSpec,
+    admit_permanent, permanent_reservation, AbrSchemeSpec, AbrSpec, CcrSource, ClrFlowSpec,
+    ConnectionSpec, EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec,
+    UpcActionSpec,
 };
 use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
 use crate::transport::AnyTransport;
 use std::collections::BTreeMap;
-
-/// The policing-level contract of a contract spec.
-pub(crate) fn contract_of(k: &ContractSpec) -> Contract {
-    match (k.scr_mbps, k.mbs_cells) {
-        (Some(scr), Some(mbs)) => Contract::vbr(k.pcr_mbps, us_to_ps(k.cdvt_us), scr, mbs as u32),
-        _ => Contract::cbr(k.pcr_mbps, us_to_ps(k.cdvt_us)),
-    }
-}
 
 pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let start = secs_to_ps(s.start_s);
@@ -42,20 +40,24 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
         }
         SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
-            Multiplex::new(&s.video_params(), s.sources.unwrap_or(1) as usize)
+            Multiplex::new(&s.video_params(), s.sources as usize)
                 .expect("validated video parameters"),
         )),
-        SourceKind::Cbr => AnyApp::Cbr(Cbr::new(s.rate_mbps.unwrap_or(0.0), start, stop)),
+        SourceKind::Cbr => AnyApp::Cbr(Cbr::new(
+            s.rate_mbps.expect("validated: cbr needs rate_mbps"),
+            start,
+            stop,
+        )),
         SourceKind::Persistent => AnyApp::Cbr(Cbr::new(
             s.peak_mbps.unwrap_or(first_link_mbps),
             start,
             stop,
         )),
         SourceKind::Onoff => AnyApp::OnOff(OnOff::new(
-            s.peak_mbps.unwrap_or(0.0),
-            s.duty_cycle.unwrap_or(1.0),
-            s.period_s.unwrap_or(1.0),
-            s.exponential.unwrap_or(false),
+            s.peak_mbps.expect("validated: onoff needs peak_mbps"),
+            s.duty_cycle.expect("validated: onoff needs duty_cycle"),
+            s.period_s.expect("validated: onoff needs period_s"),
+            s.exponential,
             start,
             stop,
         )),
@@ -69,51 +71,52 @@ pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
 
 pub(crate) fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
     let (k, u) = (c.contract.as_ref()?, c.upc.as_ref()?);
-    let contract = contract_of(k);
-    let action = |a: Option<UpcActionSpec>, d| match a.unwrap_or(d) {
+    let action = |a: UpcActionSpec| match a {
         UpcActionSpec::Discard => UpcAction::Discard,
         UpcActionSpec::Tag => UpcAction::Tag,
     };
     let form = match u.form {
-        Some(GcraFormSpec::LeakyBucket) => GcraForm::LeakyBucket,
-        _ => GcraForm::VirtualScheduling,
+        GcraFormSpec::LeakyBucket => GcraForm::LeakyBucket,
+        GcraFormSpec::VirtualScheduling => GcraForm::VirtualScheduling,
     };
-    let stream = if u.scr_clp0_only.unwrap_or(true) {
+    let stream = if u.scr_clp0_only {
         ScrStream::Clp0
     } else {
         ScrStream::Clp0Plus1
     };
     Some(Box::new(Upc::from_contract(
-        &contract,
+        &k.contract(),
         form,
-        action(u.pcr_action, UpcActionSpec::Discard),
-        action(u.scr_action, UpcActionSpec::Tag),
+        action(u.pcr_action),
+        action(u.scr_action),
         stream,
     )))
 }
 
+/// An ABR end system's parameters; `first_link_mbps` and `frtt_ps` (the built loop's round
+/// trip) stand in for an absent `pcr_mbps` and `frtt_us`.
 pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
     let pcr = a.pcr_mbps.unwrap_or(first_link_mbps);
-    let nrm = a.nrm.unwrap_or(32) as u32;
-    let tbe = a.tbe.unwrap_or(16_777_215) as f64;
+    let nrm = a.nrm as u32;
+    let tbe = a.tbe as f64;
     let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
     let mut icr = a.icr_mbps.unwrap_or(pcr);
     if frtt_s > 0.0 {
         icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
     }
-    let mcr = a.mcr_mbps.unwrap_or(0.0);
+    let mcr = a.mcr_mbps;
     AbrParams {
         pcr,
         mcr,
         icr: icr.max(mcr),
-        rif: a.rif.unwrap_or(1.0 / 16.0),
-        rdf: a.rdf.unwrap_or(1.0 / 16.0),
+        rif: a.rif,
+        rdf: a.rdf,
         nrm,
-        mrm: a.mrm.unwrap_or(2) as u32,
-        trm: secs_to_ps(a.trm_ms.unwrap_or(100.0) / 1e3),
-        cdf: a.cdf.unwrap_or(1.0 / 16.0),
+        mrm: a.mrm as u32,
+        trm: secs_to_ps(a.trm_ms / 1e3),
+        cdf: a.cdf,
         crm: (tbe / nrm as f64).ceil() as u32,
-        adtf: secs_to_ps(a.adtf_s.unwrap_or(0.5)),
+        adtf: secs_to_ps(a.adtf_s),
     }
 }
 
@@ -142,8 +145,8 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
         return PortScheme::None;
     };
     let th = || Thresholds {
-        high: a.high_cells.unwrap_or(0) as u32,
-        low: a.low_cells.unwrap_or(0) as u32,
+        high: a.high_cells.expect("validated: efci/rr need high_cells") as u32,
+        low: a.low_cells.expect("validated: efci/rr need low_cells") as u32,
         congested: false,
     };
     match a.scheme {
@@ -152,17 +155,18 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
         SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
         SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
             plus: a.scheme == SchemeKind::EricaPlus,
-            target_utilization: a.target_utilization.unwrap_or(0.9),
-            interval: secs_to_ps(a.interval_s.unwrap_or(0.005)),
+            target_utilization: a.target_utilization,
+            interval: secs_to_ps(a.interval_s),
+            // absent: no cell count ends the interval
             interval_cells: a.interval_cells.map(|v| v as u32).unwrap_or(u32::MAX),
-            basic: a.variant == Some(EricaVariant::Basic),
-            measured_ccr: a.ccr == Some(CcrSource::Measured),
-            delta: a.delta.unwrap_or(0.1),
-            one_feedback: a.one_feedback_per_interval.unwrap_or(true),
-            t0_s: a.t0_us.unwrap_or(500.0) * 1e-6,
-            a: a.a.unwrap_or(1.15),
-            b: a.b.unwrap_or(1.05),
-            qdlf: a.qdlf.unwrap_or(0.5),
+            basic: a.variant == EricaVariant::Basic,
+            measured_ccr: a.ccr == CcrSource::Measured,
+            delta: a.delta,
+            one_feedback: a.one_feedback_per_interval,
+            t0_s: a.t0_us * 1e-6,
+            a: a.a,
+            b: a.b,
+            qdlf: a.qdlf,
             ..Default::default()
         })),
     }
@@ -171,7 +175,8 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
 impl Simulation {
     /// Build from a validated scenario (see [`crate::scenario::parse`]).
     ///
-    /// Fails only when a permanent connection does not fit a CAC port's capacity.
+    /// Fails only when a permanent connection does not fit a CAC port's capacity, which
+    /// validation refuses already: never for a scenario from [`crate::scenario::parse`].
     pub fn build(sc: &Scenario) -> Result<Simulation, crate::scenario::ScenarioError> {
         let end = secs_to_ps(sc.run.duration_s);
         let warmup = secs_to_ps(sc.run.warmup_s);
@@ -244,18 +249,18 @@ impl Simulation {
             // contract, UPC and requested QoS belong to the connection's first (forward) flow
             let f = &mut flows[first_flow];
             f.upc = upc_of(c);
-            if c.source.shape == Some(true) {
+            if c.source.shape {
                 f.shaper = c
                     .contract
                     .as_ref()
-                    .map(|k| Box::new(Shaper::new(&contract_of(k))));
+                    .map(|k| Box::new(Shaper::new(&k.contract())));
             }
             if let Some(m) = &c.propose_contract {
                 let name = m.bundle.clone().unwrap_or_else(|| c.name.clone());
                 let k = match monitors.iter().position(|x: &Monitor| x.name == name) {
                     Some(k) => k,
                     None => {
-                        let window_ps = secs_to_ps(m.window_s.unwrap_or(0.01)).max(1);
+                        let window_ps = secs_to_ps(m.window_s).max(1);
                         monitors.push(Monitor {
                             name,
                             members: vec![],
@@ -264,8 +269,8 @@ impl Simulation {
                             count: 0,
                             counts: Vec::new(),
                             times: Vec::new(),
-                            margin: m.scr_margin.unwrap_or(0.1),
-                            tolerance: m.tolerance.unwrap_or(0.0),
+                            margin: m.scr_margin,
+                            tolerance: m.tolerance,
                         });
                         monitors.len() - 1
                     }
@@ -275,9 +280,7 @@ impl Simulation {
             }
             if let Some(q) = &c.qos {
                 let vbr_clp0 = c.contract.as_ref().is_some_and(|k| k.scr_mbps.is_some())
-                    && c.upc
-                        .as_ref()
-                        .is_some_and(|u| u.scr_clp0_only.unwrap_or(true));
+                    && c.upc.as_ref().is_some_and(|u| u.scr_clp0_only);
                 let clp0 = match q.clr_flow {
                     Some(ClrFlowSpec::Clp0) => true,
                     Some(ClrFlowSpec::Clp0Plus1) => false,
@@ -289,10 +292,7 @@ impl Simulation {
                     clr: q.clr,
                     clr_clp0: clp0,
                 });
-                f.blocks = BlockCounter::new(
-                    q.secb_block_cells.unwrap_or(128) as u32,
-                    q.secb_max_bad.unwrap_or(4) as u32,
-                );
+                f.blocks = BlockCounter::new(q.secb_block_cells as u32, q.secb_max_bad as u32);
             }
         }
         let mut calls = Vec::new();
@@ -300,17 +300,12 @@ impl Simulation {
             calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
         }
         // permanent connections with a contract hold their share of every CAC port on their
-        // route for the whole run. ABR connections are admitted on their MCR whatever their
-        // contract says (TM 4.0 section 5.10: the network commits to MCR only); UBR carries no
-        // commitment and reserves nothing (its contract's PCR is for policing)
+        // route for the whole run (what each reserves: `permanent_reservation`). Validation has
+        // admitted them already, from the specs, in the same order; a refusal here means an
+        // unvalidated scenario and gets the same error
         for (i, c) in sc.connections.iter().enumerate() {
-            let (contract, key) = match (c.category, &c.contract, &c.abr) {
-                (Category::Abr, _, Some(a)) if a.mcr_mbps.unwrap_or(0.0) > 0.0 => {
-                    (Contract::cbr(a.mcr_mbps.unwrap_or(0.0), 0), "abr.mcr_mbps")
-                }
-                (Category::Abr | Category::Ubr, _, _) => continue,
-                (_, Some(k), _) => (contract_of(k), "contract"),
-                _ => continue,
+            let Some((contract, key)) = permanent_reservation(c) else {
+                continue;
             };
             for w in c.route.windows(2) {
                 let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
@@ -318,16 +313,7 @@ impl Simulation {
                 let Some(cac) = port.cac.as_mut() else {
                     continue;
                 };
-                let (need, free) = (
-                    cac.policy().bandwidth(&contract),
-                    cac.available_bps() as f64 / 1e6,
-                );
-                if cac.admit(&contract).is_none() {
-                    return Err(crate::scenario::ScenarioError::new(
-                        format!("connections[{i}].{key}"),
-                        format!("CAC at port {} cannot admit it: needs {need:.6} Mb/s, {free:.6} Mb/s free", port.name),
-                    ));
-                }
+                admit_permanent(cac, &contract, i, key, &port.name)?;
                 port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
                 port.cac_permanent_bps = cac.allocated_bps();
             }
@@ -420,5 +406,42 @@ impl Simulation {
             sim.apply(e as u32, &asks);
         }
         sim
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Defaults live with the scenario keys (`crate::scenario`, exported in the JSON Schema):
+    /// the builder falls back on no literal value of its own.
+    #[test]
+    fn builder_has_no_literal_defaults() {
+        let needle = concat!("unwrap", "_or("); // not spelled out, so this file passes
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/build");
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                for (i, _) in line.match_indices(needle) {
+                    let arg = line[i + needle.len()..].trim_start();
+                    let literal = arg.starts_with(|c: char| {
+                        c.is_ascii_digit() || matches!(c, '-' | '.' | '"' | '\'')
+                    }) || arg.starts_with("true")
+                        || arg.starts_with("false");
+                    assert!(
+                        !literal,
+                        "{}:{}: a literal default in the builder: {}",
+                        path.display(),
+                        n + 1,
+                        line.trim()
+                    );
+                }
+            }
+        }
+        assert!(files >= 3, "read {files} files of {dir}");
     }
 }

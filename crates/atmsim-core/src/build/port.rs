@@ -1,11 +1,11 @@
 //! One output port and the channel it feeds, from the scenario's node, port and link specs.
 
 use crate::build::port_scheme;
-use crate::cac::{CacPolicy, PortCac};
+use crate::cac::PortCac;
 use crate::metrics::PortStats;
 use crate::net::*;
 use crate::rng::stream;
-use crate::scenario::{CacPolicySpec, DiscardSpec, LinkSpec, NodeKind, Scenario};
+use crate::scenario::{DiscardSpec, LinkSpec, NodeKind, Scenario};
 use crate::time::*;
 
 /// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps).
@@ -30,10 +30,8 @@ pub(crate) fn build(
         .unwrap_or_default();
     let class_limit = [cb.cbr, cb.rt_vbr, cb.nrt_vbr, cb.abr, cb.ubr]
         .map(|v| v.map(|v| v as u32).unwrap_or(NONE));
-    let order = match &spec.priority {
-        Some(p) => [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8],
-        None => [0, 1, 2, 3, 4],
-    };
+    let p = &spec.priority;
+    let order = [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8];
     let rate_bps = mbps_to_bps(l.rate_mbps);
     let transit_ps = nodes[to as usize].fabric.transit_ps();
     let in_flight_max = ((prop + transit_ps) / cell_time_ps(rate_bps).max(1)) as usize + 2;
@@ -85,24 +83,16 @@ pub(crate) fn build(
             .cac
             .as_ref()
             .filter(|_| spec.kind == NodeKind::Switch)
-            .map(|c| {
-                let policy = match c.policy {
-                    CacPolicySpec::Peak => CacPolicy::Peak,
-                    CacPolicySpec::Sustainable => CacPolicy::Sustainable,
-                    CacPolicySpec::EffectiveBandwidth => CacPolicy::EffectiveBandwidth {
-                        buffer_cells: c.buffer_cells.unwrap_or(1000.0),
-                        clr: c.clr.unwrap_or(1e-6),
-                    },
-                };
-                PortCac::new(l.rate_mbps, policy)
-            }),
+            .map(|c| PortCac::new(l.rate_mbps, c.policy())),
         cac_max_bps: 0,
         cac_permanent_bps: 0,
         frames: match spec.discard {
-            None | Some(DiscardSpec::Tail) => None,
-            Some(d) => Some(Box::new(FrameDiscard {
+            DiscardSpec::Tail => None,
+            d => Some(Box::new(FrameDiscard {
                 epd_threshold: if matches!(d, DiscardSpec::Epd | DiscardSpec::EpdPpd) {
-                    spec.epd_threshold_cells.unwrap_or(0) as u32
+                    spec.epd_threshold_cells
+                        .expect("validated: epd needs epd_threshold_cells")
+                        as u32
                 } else {
                     NONE
                 },

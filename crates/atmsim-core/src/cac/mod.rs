@@ -13,7 +13,6 @@
 //! - The Erlang-B formula, computed with the recursion B(A, n) = A B(A, n-1) / (n + A B(A, n-1)).
 
 pub mod admission;
-pub mod calls;
 pub mod erlang;
 
 pub use admission::*;

@@ -84,7 +84,7 @@ impl ClassSched {
         n: &crate::scenario::NodeSpec,
         order: [u8; 5],
     ) -> Option<Box<ClassSched>> {
-        let wrr = n.scheduler == Some(crate::scenario::SchedulerSpec::Wrr);
+        let wrr = n.scheduler == crate::scenario::SchedulerSpec::Wrr;
         if !wrr && n.class_min_mbps.is_none() && n.class_max_mbps.is_none() {
             return None;
         }
@@ -97,12 +97,11 @@ impl ClassSched {
             }
             t
         };
-        let mut weights = [1; 5];
-        if let Some(w) = &n.class_weights {
-            for (c, v) in w.entries() {
-                weights[c as usize] = v.unwrap_or(1) as u32;
-            }
-        }
+        let weights = n
+            .class_weights
+            .clone()
+            .unwrap_or_default()
+            .cells_per_round();
         Some(Box::new(ClassSched {
             order,
             wrr,

@@ -26,88 +26,159 @@ pub enum SchemeKind {
 }
 
 /// ERICA variants (SPEC-ABR.md): "basic" uses steps 8, 9 and 13; "maxalloc" adds 10-12.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EricaVariant {
     Basic,
+    #[default]
     Maxalloc,
 }
 
 /// Where ERICA takes a VC's current cell rate from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CcrSource {
     /// The CCR field of forward RM cells.
+    #[default]
     Rm,
     /// The VC's input rate measured by the switch over the averaging interval.
     Measured,
 }
 
-/// An output port's ABR feedback scheme and its parameters.
+/// An output port's ABR feedback scheme and its parameters. A key of another scheme is an error
+/// unless it has its default value.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbrSchemeSpec {
     /// "erica", "erica+", "efci", "rr" or "none".
     pub scheme: SchemeKind,
     /// ERICA: target utilization of the ABR capacity, in (0, 1] (default 0.9).
-    pub target_utilization: Option<f64>,
-    /// ERICA/ERICA+: averaging interval, seconds (default 0.005).
-    pub interval_s: Option<f64>,
-    /// ERICA/ERICA+: the interval also ends after this many ABR input cells (whichever first).
+    #[serde(default = "default_target_utilization")]
+    pub target_utilization: f64,
+    /// ERICA/ERICA+: averaging interval, seconds (> 0, default 0.005).
+    #[serde(default = "default_interval_s")]
+    pub interval_s: f64,
+    /// ERICA/ERICA+: the interval also ends after this many ABR input cells (whichever first;
+    /// integer >= 1). Absent: no cell count, the interval is timed only.
+    #[serde(default)]
     pub interval_cells: Option<i64>,
     /// ERICA/ERICA+: "maxalloc" (steps 8-13, default) or "basic" (steps 8, 9, 13).
-    pub variant: Option<EricaVariant>,
+    #[serde(default)]
+    pub variant: EricaVariant,
     /// ERICA/ERICA+: "rm" (CCR from forward RM cells, default) or "measured".
-    pub ccr: Option<CcrSource>,
+    #[serde(default)]
+    pub ccr: CcrSource,
     /// ERICA/ERICA+: overload threshold delta of step 9 (z > 1 + delta), >= 0 (default 0.1).
-    pub delta: Option<f64>,
+    #[serde(default = "default_delta")]
+    pub delta: f64,
     /// ERICA/ERICA+: give each VC at most one new feedback per averaging interval; later BRMs of
     /// the VC in the same interval carry the same ER (default true: seed 003 section 3, "the
     /// switch gives at most one new feedback per source in any averaging interval").
-    pub one_feedback_per_interval: Option<bool>,
+    #[serde(default = "default_one_feedback_per_interval")]
+    pub one_feedback_per_interval: bool,
     /// ERICA+: target queueing delay T0, us (> 0, default 500).
-    pub t0_us: Option<f64>,
+    #[serde(default = "default_t0_us")]
+    pub t0_us: f64,
     /// ERICA+: underload curve parameter a (> 1, default 1.15).
-    pub a: Option<f64>,
+    #[serde(default = "default_erica_plus_a")]
+    pub a: f64,
     /// ERICA+: overload curve parameter b (> 1, default 1.05).
-    pub b: Option<f64>,
+    #[serde(default = "default_erica_plus_b")]
+    pub b: f64,
     /// ERICA+: queue drain limit factor, in (0, 1] (default 0.5).
-    pub qdlf: Option<f64>,
-    /// EFCI / relative rate: high ABR queue threshold, cells.
+    #[serde(default = "default_qdlf")]
+    pub qdlf: f64,
+    /// EFCI / relative rate: high ABR queue threshold, cells (integer >= 1); required for
+    /// these schemes.
+    #[serde(default)]
     pub high_cells: Option<i64>,
-    /// EFCI / relative rate: low ABR queue threshold, cells (<= high_cells).
+    /// EFCI / relative rate: low ABR queue threshold, cells (0..=high_cells); required for these
+    /// schemes.
+    #[serde(default)]
     pub low_cells: Option<i64>,
     /// Node level only: this switch is a virtual source / virtual destination for the ABR
-    /// connections through it, splitting their control loops (per-VC queues, own ACR per segment).
-    pub vsvd: Option<bool>,
+    /// connections through it, splitting their control loops (per-VC queues, own ACR per
+    /// segment) (default false).
+    #[serde(default)]
+    pub vsvd: bool,
 }
 
-/// ABR end-system parameters (TM 4.0 section 5.10; SPEC-ABR.md parameter table).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+pub(crate) fn default_target_utilization() -> f64 {
+    0.9
+}
+pub(crate) fn default_interval_s() -> f64 {
+    0.005
+}
+pub(crate) fn default_delta() -> f64 {
+    0.1
+}
+pub(crate) fn default_one_feedback_per_interval() -> bool {
+    true
+}
+pub(crate) fn default_t0_us() -> f64 {
+    500.0
+}
+pub(crate) fn default_erica_plus_a() -> f64 {
+    1.15
+}
+pub(crate) fn default_erica_plus_b() -> f64 {
+    1.05
+}
+pub(crate) fn default_qdlf() -> f64 {
+    0.5
+}
+
+/// ABR end-system parameters (TM 4.0 section 5.10; SPEC-ABR.md parameter table). Every key is
+/// optional: an empty table takes the TM 4.0 defaults.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct AbrSpec {
-    /// Peak cell rate, Mb/s (default: the rate of the first link).
+    /// Peak cell rate, Mb/s (> 0, at most the first link's rate). Absent: the rate of the
+    /// connection's first link.
     pub pcr_mbps: Option<f64>,
-    /// Minimum cell rate, Mb/s (default 0).
-    pub mcr_mbps: Option<f64>,
-    /// Initial cell rate, Mb/s (default PCR); lowered to TBE/FRTT at setup.
+    /// Minimum cell rate, Mb/s (>= 0, <= PCR; default 0).
+    pub mcr_mbps: f64,
+    /// Initial cell rate, Mb/s (in [MCR, PCR], > 0). Absent: PCR. Either way lowered to
+    /// TBE/FRTT at setup.
     pub icr_mbps: Option<f64>,
     /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
-    pub rif: Option<f64>,
+    pub rif: f64,
     /// Rate decrease factor: a power of two, 1/32768 .. 1 (default 1/16).
-    pub rdf: Option<f64>,
+    pub rdf: f64,
     /// Cells between forward RM cells: a power of two, 2 .. 256 (default 32).
-    pub nrm: Option<i64>,
-    /// Minimum cells between FRMs when Trm limits (default 2).
-    pub mrm: Option<i64>,
+    pub nrm: i64,
+    /// Minimum cells between FRMs when Trm limits: 1 .. 256 (default 2).
+    pub mrm: i64,
     /// Upper bound on the time between FRMs, ms: 100 x 2^-k, k = 0..7 (default 100).
-    pub trm_ms: Option<f64>,
+    pub trm_ms: f64,
     /// Cutoff decrease factor: 0 or a power of two 1/64 .. 1 (default 1/16).
-    pub cdf: Option<f64>,
+    pub cdf: f64,
     /// Transient buffer exposure, cells: 0 .. 2^24 - 1 (default 16,777,215).
-    pub tbe: Option<i64>,
-    /// Fixed round-trip time, us (default: twice the route's one-way propagation and fabric delay).
+    pub tbe: i64,
+    /// Fixed round-trip time, us (>= 0). Absent: twice the one-way delay of the control loop
+    /// (the route, or the VS/VD segment): the links' propagation plus the fabric delay of each
+    /// node a cell enters (cell transmission and impairments not counted).
     pub frtt_us: Option<f64>,
     /// ACR decrease time factor, s: 0.01 .. 10.23 (default 0.5).
-    pub adtf_s: Option<f64>,
+    pub adtf_s: f64,
+}
+
+impl Default for AbrSpec {
+    /// The TM 4.0 defaults (what an empty `abr` table means).
+    fn default() -> Self {
+        AbrSpec {
+            pcr_mbps: None,
+            mcr_mbps: 0.0,
+            icr_mbps: None,
+            rif: 1.0 / 16.0,
+            rdf: 1.0 / 16.0,
+            nrm: 32,
+            mrm: 2,
+            trm_ms: 100.0,
+            cdf: 1.0 / 16.0,
+            tbe: 16_777_215,
+            frtt_us: None,
+            adtf_s: 0.5,
+        }
+    }
 }

@@ -20,24 +20,27 @@ pub struct CallSpec {
     pub holding_s: f64,
     /// "exponential" (default) or "fixed" holding times.
     #[serde(default)]
-    pub holding: Option<HoldingSpec>,
-    /// First arrival process time, seconds (default 0).
+    pub holding: HoldingSpec,
+    /// First arrival process time, seconds (>= 0, default 0).
     #[serde(default)]
     pub start_s: f64,
-    /// No arrivals from this time on, seconds.
+    /// No arrivals from this time on, seconds (> start_s). Absent: arrivals until the run ends.
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// Calls of this class active or in set-up at once (flow slots prepared; default: what the
-    /// tightest CAC port could admit, plus 16 for calls whose SETUP is still on its way). A call
-    /// arriving when every slot is taken counts as blocked (`blocked_no_slot`).
+    /// Calls of this class active or in set-up at once (flow slots prepared; integer in
+    /// 1..=100000). Absent: what the tightest CAC port on the route could admit of this contract
+    /// alone (its capacity over the bandwidth the policy reserves, rounded down), plus 16 for
+    /// calls whose SETUP is still on its way. A call arriving when every slot is taken counts as
+    /// blocked (`blocked_no_slot`).
     #[serde(default)]
     pub max_active: Option<i64>,
 }
 
 /// Holding-time distributions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum HoldingSpec {
+    #[default]
     Exponential,
     Fixed,
 }
@@ -49,12 +52,36 @@ pub struct CacSpec {
     /// "peak" (reserve PCR), "sustainable" (reserve SCR, PCR without one) or
     /// "effective_bandwidth" (Guerin, Ahmadi, Naghshineh 1991 fluid approximation).
     pub policy: CacPolicySpec,
-    /// effective_bandwidth: the port buffer assumed, cells (> 0, default 1000).
-    #[serde(default)]
-    pub buffer_cells: Option<f64>,
-    /// effective_bandwidth: the loss target, in (0, 1) (default 1e-6).
-    #[serde(default)]
-    pub clr: Option<f64>,
+    /// effective_bandwidth: the port buffer assumed, cells (> 0, default 1000). Another policy
+    /// takes only the default.
+    #[serde(default = "default_cac_buffer_cells")]
+    pub buffer_cells: f64,
+    /// effective_bandwidth: the loss target, in (0, 1) (default 1e-6). Another policy takes only
+    /// the default.
+    #[serde(default = "default_cac_clr")]
+    pub clr: f64,
+}
+
+pub(crate) fn default_cac_buffer_cells() -> f64 {
+    1000.0
+}
+pub(crate) fn default_cac_clr() -> f64 {
+    1e-6
+}
+
+impl CacSpec {
+    /// The admission policy of a port with this CAC.
+    pub fn policy(&self) -> crate::cac::CacPolicy {
+        use crate::cac::CacPolicy;
+        match self.policy {
+            CacPolicySpec::Peak => CacPolicy::Peak,
+            CacPolicySpec::Sustainable => CacPolicy::Sustainable,
+            CacPolicySpec::EffectiveBandwidth => CacPolicy::EffectiveBandwidth {
+                buffer_cells: self.buffer_cells,
+                clr: self.clr,
+            },
+        }
+    }
 }
 
 /// CAC policies.

@@ -1,13 +1,16 @@
 //! Semantic checks of a scenario: [`validate`] walks the run settings, nodes, links, ports,
 //! shared buffers, connections, bundles and calls, and returns the first error with its key
 //! path. The checks of one connection are in `check_connection`, those of a source in
-//! `check_source`.
+//! `check_source`, CAC admission of the permanent connections in `check_cac`.
 
+use super::check_cac::validate_permanent_cac;
 use super::check_connection::validate_connection;
 use super::{
-    class_buffers, non_negative, positive, positive_int, AbrSchemeSpec, CacPolicySpec, CacSpec,
-    CallSpec, DiscardSpec, NodeKind, ProposeSpec, Res, Scenario, ScenarioError, SchedulerSpec,
-    SchemeKind, SourceKind,
+    class_buffers, default_cac_buffer_cells, default_cac_clr, default_delta, default_erica_plus_a,
+    default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
+    default_t0_us, default_target_utilization, non_negative, positive, positive_int, AbrSchemeSpec,
+    CacPolicySpec, CacSpec, CallSpec, CcrSource, DiscardSpec, EricaVariant, NodeKind, ProposeSpec,
+    Res, Scenario, ScenarioError, SchedulerSpec, SchemeKind, SourceKind,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,7 +88,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             }
             validate_cac(&format!("{p}.cac"), c)?;
         }
-        let epd = matches!(n.discard, Some(DiscardSpec::Epd | DiscardSpec::EpdPpd));
+        let epd = matches!(n.discard, DiscardSpec::Epd | DiscardSpec::EpdPpd);
         match (epd, n.epd_threshold_cells) {
             (true, None) => {
                 return Err(ScenarioError::new(
@@ -121,7 +124,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         class_buffers(&format!("{p}.class_buffer_cells"), &n.class_buffer_cells)?;
         if let Some(a) = &n.abr {
             validate_scheme(&format!("{p}.abr"), a)?;
-            if a.vsvd == Some(true) && n.kind != NodeKind::Switch {
+            if a.vsvd && n.kind != NodeKind::Switch {
                 return Err(ScenarioError::new(
                     format!("{p}.abr.vsvd"),
                     "only a switch can be a virtual source / virtual destination",
@@ -129,20 +132,18 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             }
         }
         if let Some(w) = &n.class_weights {
-            if n.scheduler != Some(SchedulerSpec::Wrr) {
+            if n.scheduler != SchedulerSpec::Wrr {
                 return Err(ScenarioError::new(
                     format!("{p}.class_weights"),
                     "only used with scheduler = \"wrr\"",
                 ));
             }
             for (cat, v) in w.entries() {
-                if let Some(v) = v {
-                    if !(1..=1_000_000).contains(&v) {
-                        return Err(ScenarioError::new(
-                            format!("{p}.class_weights.{}", cat.name()),
-                            format!("must be an integer in 1..=1000000, got {v}"),
-                        ));
-                    }
+                if !(1..=1_000_000).contains(&v) {
+                    return Err(ScenarioError::new(
+                        format!("{p}.class_weights.{}", cat.name()),
+                        format!("must be an integer in 1..=1000000, got {v}"),
+                    ));
                 }
             }
         }
@@ -170,14 +171,13 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                 }
             }
         }
-        if let Some(pr) = &n.priority {
-            let set: BTreeSet<_> = pr.iter().collect();
-            if pr.len() != 5 || set.len() != 5 {
-                return Err(ScenarioError::new(
-                    format!("{p}.priority"),
-                    "must list each of cbr, rt-vbr, nrt-vbr, abr, ubr exactly once",
-                ));
-            }
+        let pr = &n.priority;
+        let set: BTreeSet<_> = pr.iter().collect();
+        if pr.len() != 5 || set.len() != 5 {
+            return Err(ScenarioError::new(
+                format!("{p}.priority"),
+                "must list each of cbr, rt-vbr, nrt-vbr, abr, ubr exactly once",
+            ));
         }
     }
 
@@ -296,7 +296,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
             if let Some(a) = &ps.abr {
                 validate_scheme(&format!("{pp}.abr"), a)?;
-                if a.vsvd.is_some() {
+                if a.vsvd {
                     return Err(ScenarioError::new(
                         format!("{pp}.abr.vsvd"),
                         "VS/VD is set for the whole switch, in nodes[].abr",
@@ -404,6 +404,8 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         validate_call(&p, call, sc)?;
     }
+    // last, as the built network would: permanent connections must fit the CAC ports
+    validate_permanent_cac(sc)?;
     Ok(())
 }
 
@@ -460,23 +462,20 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
 
 fn validate_cac(p: &str, c: &CacSpec) -> Res<()> {
     if c.policy != CacPolicySpec::EffectiveBandwidth
-        && (c.buffer_cells.is_some() || c.clr.is_some())
+        && (c.buffer_cells != default_cac_buffer_cells() || c.clr != default_cac_clr())
     {
         return Err(ScenarioError::new(
             p,
             "buffer_cells and clr apply to policy \"effective_bandwidth\" only",
         ));
     }
-    if let Some(b) = c.buffer_cells {
-        positive(&format!("{p}.buffer_cells"), b)?;
-    }
-    if let Some(v) = c.clr {
-        if !(v > 0.0 && v < 1.0) {
-            return Err(ScenarioError::new(
-                format!("{p}.clr"),
-                format!("must be in (0, 1), got {v}"),
-            ));
-        }
+    positive(&format!("{p}.buffer_cells"), c.buffer_cells)?;
+    let v = c.clr;
+    if !(v > 0.0 && v < 1.0) {
+        return Err(ScenarioError::new(
+            format!("{p}.clr"),
+            format!("must be in (0, 1), got {v}"),
+        ));
     }
     Ok(())
 }
@@ -484,26 +483,27 @@ fn validate_cac(p: &str, c: &CacSpec) -> Res<()> {
 fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     use SchemeKind::*;
     let erica = matches!(a.scheme, Erica | EricaPlus);
+    // a key with a default counts as given when its value differs from the default
     let present = [
         (
             "target_utilization",
-            a.target_utilization.is_some(),
+            a.target_utilization != default_target_utilization(),
             a.scheme == Erica,
         ),
-        ("interval_s", a.interval_s.is_some(), erica),
+        ("interval_s", a.interval_s != default_interval_s(), erica),
         ("interval_cells", a.interval_cells.is_some(), erica),
-        ("variant", a.variant.is_some(), erica),
-        ("ccr", a.ccr.is_some(), erica),
-        ("delta", a.delta.is_some(), erica),
+        ("variant", a.variant != EricaVariant::default(), erica),
+        ("ccr", a.ccr != CcrSource::default(), erica),
+        ("delta", a.delta != default_delta(), erica),
         (
             "one_feedback_per_interval",
-            a.one_feedback_per_interval.is_some(),
+            a.one_feedback_per_interval != default_one_feedback_per_interval(),
             erica,
         ),
-        ("t0_us", a.t0_us.is_some(), a.scheme == EricaPlus),
-        ("a", a.a.is_some(), a.scheme == EricaPlus),
-        ("b", a.b.is_some(), a.scheme == EricaPlus),
-        ("qdlf", a.qdlf.is_some(), a.scheme == EricaPlus),
+        ("t0_us", a.t0_us != default_t0_us(), a.scheme == EricaPlus),
+        ("a", a.a != default_erica_plus_a(), a.scheme == EricaPlus),
+        ("b", a.b != default_erica_plus_b(), a.scheme == EricaPlus),
+        ("qdlf", a.qdlf != default_qdlf(), a.scheme == EricaPlus),
         (
             "high_cells",
             a.high_cells.is_some(),
@@ -524,43 +524,33 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
             ));
         }
     }
-    if let Some(u) = a.target_utilization {
-        if !(u > 0.0 && u <= 1.0) {
-            return Err(ScenarioError::new(
-                format!("{p}.target_utilization"),
-                format!("must be in (0, 1], got {u}"),
-            ));
-        }
+    let u = a.target_utilization;
+    if !(u > 0.0 && u <= 1.0) {
+        return Err(ScenarioError::new(
+            format!("{p}.target_utilization"),
+            format!("must be in (0, 1], got {u}"),
+        ));
     }
-    if let Some(v) = a.interval_s {
-        positive(&format!("{p}.interval_s"), v)?;
-    }
+    positive(&format!("{p}.interval_s"), a.interval_s)?;
     if let Some(v) = a.interval_cells {
         positive_int(&format!("{p}.interval_cells"), v)?;
     }
-    if let Some(v) = a.delta {
-        non_negative(&format!("{p}.delta"), v)?;
-    }
-    if let Some(v) = a.t0_us {
-        positive(&format!("{p}.t0_us"), v)?;
-    }
+    non_negative(&format!("{p}.delta"), a.delta)?;
+    positive(&format!("{p}.t0_us"), a.t0_us)?;
     for (k, v) in [("a", a.a), ("b", a.b)] {
-        if let Some(v) = v {
-            if !(v.is_finite() && v > 1.0) {
-                return Err(ScenarioError::new(
-                    format!("{p}.{k}"),
-                    format!("must be > 1, got {v}"),
-                ));
-            }
-        }
-    }
-    if let Some(q) = a.qdlf {
-        if !(q > 0.0 && q <= 1.0) {
+        if !(v.is_finite() && v > 1.0) {
             return Err(ScenarioError::new(
-                format!("{p}.qdlf"),
-                format!("must be in (0, 1], got {q}"),
+                format!("{p}.{k}"),
+                format!("must be > 1, got {v}"),
             ));
         }
+    }
+    let q = a.qdlf;
+    if !(q > 0.0 && q <= 1.0) {
+        return Err(ScenarioError::new(
+            format!("{p}.qdlf"),
+            format!("must be in (0, 1], got {q}"),
+        ));
     }
     if matches!(a.scheme, Efci | RelativeRate) {
         let hi = a.high_cells.ok_or_else(|| {

@@ -5,8 +5,8 @@
 use super::check::names;
 use super::check_source::validate_source;
 use super::{
-    non_negative, positive, positive_int, AbrSpec, Category, ConnectionSpec, NodeKind, Res,
-    Scenario, ScenarioError, SourceKind,
+    non_negative, positive, positive_int, AbrSpec, Category, ConnectionSpec, NodeKind, QosSpec,
+    Res, Scenario, ScenarioError, SourceKind,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -114,7 +114,7 @@ pub(crate) fn validate_connection(
                         .iter()
                         .find(|x| &x.name == n)
                         .and_then(|x| x.abr.as_ref())
-                        .is_some_and(|a| a.vsvd == Some(true))
+                        .is_some_and(|a| a.vsvd)
                 });
                 if vsvd {
                     return Err(ScenarioError::new(
@@ -151,10 +151,7 @@ pub(crate) fn validate_connection(
             "TCP data on the reverse direction is the other half of a TCP connection: needs source.kind = \"tcp\"",
         ));
     }
-    if c.reverse_source
-        .as_ref()
-        .is_some_and(|r| r.bundle.is_some())
-    {
+    if c.reverse_source.as_ref().is_some_and(|r| r.bundle != 1) {
         return Err(ScenarioError::new(
             format!("{p}.reverse_source.bundle"),
             "a bundle is set on source: each bundled connection carries data both ways",
@@ -167,7 +164,7 @@ pub(crate) fn validate_connection(
                 "a TCP connection's reverse direction carries its ACKs, or TCP data of its own (reverse_source.kind = \"tcp\", not over ABR)",
             ));
         }
-        if c.abr.is_some() && c.source.bundle.is_some_and(|k| k > 1) {
+        if c.abr.is_some() && c.source.bundle > 1 {
             return Err(ScenarioError::new(
                 format!("{p}.source.bundle"),
                 "bundles of TCP connections over one ABR source are not supported: the ABR source paces one frame stream",
@@ -180,7 +177,7 @@ pub(crate) fn validate_connection(
                     .iter()
                     .find(|n| n.name == c.route[k])
                     .and_then(|n| n.abr.as_ref())
-                    .is_some_and(|a| a.vsvd == Some(true))
+                    .is_some_and(|a| a.vsvd)
                 {
                     return Err(ScenarioError::new(format!("{p}.route"), format!("TCP over ABR through a VS/VD switch (\"{}\") is not supported: the ACKs would end at the virtual source", c.route[k])));
                 }
@@ -250,13 +247,13 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
             }
         }
     }
-    if c.source.shape == Some(true) && c.contract.is_none() {
+    if c.source.shape && c.contract.is_none() {
         return Err(ScenarioError::new(
             format!("{p}.source.shape"),
             "needs a contract to shape to",
         ));
     }
-    if c.source.shape == Some(true) && c.abr.is_some() {
+    if c.source.shape && c.abr.is_some() {
         return Err(ScenarioError::new(
             format!("{p}.source.shape"),
             "an ABR source is paced by its ACR; shaping does not apply",
@@ -275,19 +272,14 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
         ));
     }
     if let Some(m) = &c.propose_contract {
-        if let Some(w) = m.window_s {
-            positive(&format!("{p}.propose_contract.window_s"), w)?;
-        }
-        if let Some(v) = m.scr_margin {
-            non_negative(&format!("{p}.propose_contract.scr_margin"), v)?;
-        }
-        if let Some(v) = m.tolerance {
-            if !(v.is_finite() && (0.0..1.0).contains(&v)) {
-                return Err(ScenarioError::new(
-                    format!("{p}.propose_contract.tolerance"),
-                    format!("must be a share in [0, 1), got {v}"),
-                ));
-            }
+        positive(&format!("{p}.propose_contract.window_s"), m.window_s)?;
+        non_negative(&format!("{p}.propose_contract.scr_margin"), m.scr_margin)?;
+        let v = m.tolerance;
+        if !(v.is_finite() && (0.0..1.0).contains(&v)) {
+            return Err(ScenarioError::new(
+                format!("{p}.propose_contract.tolerance"),
+                format!("must be a share in [0, 1), got {v}"),
+            ));
         }
     }
     if let Some(q) = &c.qos {
@@ -306,16 +298,14 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
                 ));
             }
         }
-        if let Some(v) = q.secb_block_cells {
-            positive_int(&format!("{qp}.secb_block_cells"), v)?;
-        }
-        if let Some(v) = q.secb_max_bad {
-            if !(0..=q.secb_block_cells.unwrap_or(128)).contains(&v) {
-                return Err(ScenarioError::new(
-                    format!("{qp}.secb_max_bad"),
-                    "must be in 0..=secb_block_cells",
-                ));
-            }
+        positive_int(&format!("{qp}.secb_block_cells"), q.secb_block_cells)?;
+        // checked against the block size when given (the default is taken whatever the size)
+        let v = q.secb_max_bad;
+        if v != QosSpec::default().secb_max_bad && !(0..=q.secb_block_cells).contains(&v) {
+            return Err(ScenarioError::new(
+                format!("{qp}.secb_max_bad"),
+                "must be in 0..=secb_block_cells",
+            ));
         }
     }
     Ok(())
@@ -333,7 +323,7 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
             return Err(ScenarioError::new(format!("{p}.pcr_mbps"), format!("must be <= the rate of the connection's first link ({first_rate} Mb/s), got {v}")));
         }
     }
-    let mcr = a.mcr_mbps.unwrap_or(0.0);
+    let mcr = a.mcr_mbps;
     non_negative(&format!("{p}.mcr_mbps"), mcr)?;
     if mcr > pcr {
         return Err(ScenarioError::new(
@@ -353,65 +343,57 @@ fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
         }
     }
     for (k, v) in [("rif", a.rif), ("rdf", a.rdf)] {
-        if let Some(v) = v {
-            if !power_of_two_fraction(v, -15) {
-                return Err(ScenarioError::new(
-                    format!("{p}.{k}"),
-                    format!("must be a power of two from 1/32768 to 1, got {v}"),
-                ));
-            }
-        }
-    }
-    if let Some(v) = a.cdf {
-        if !(v == 0.0 || power_of_two_fraction(v, -6)) {
+        if !power_of_two_fraction(v, -15) {
             return Err(ScenarioError::new(
-                format!("{p}.cdf"),
-                format!("must be 0 or a power of two from 1/64 to 1, got {v}"),
+                format!("{p}.{k}"),
+                format!("must be a power of two from 1/32768 to 1, got {v}"),
             ));
         }
     }
-    if let Some(n) = a.nrm {
-        if !(2..=256).contains(&n) || n.count_ones() != 1 {
-            return Err(ScenarioError::new(
-                format!("{p}.nrm"),
-                format!("must be a power of two from 2 to 256, got {n}"),
-            ));
-        }
+    let v = a.cdf;
+    if !(v == 0.0 || power_of_two_fraction(v, -6)) {
+        return Err(ScenarioError::new(
+            format!("{p}.cdf"),
+            format!("must be 0 or a power of two from 1/64 to 1, got {v}"),
+        ));
     }
-    if let Some(m) = a.mrm {
-        if !(1..=256).contains(&m) {
-            return Err(ScenarioError::new(
-                format!("{p}.mrm"),
-                format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}"),
-            ));
-        }
+    let n = a.nrm;
+    if !(2..=256).contains(&n) || n.count_ones() != 1 {
+        return Err(ScenarioError::new(
+            format!("{p}.nrm"),
+            format!("must be a power of two from 2 to 256, got {n}"),
+        ));
     }
-    if let Some(t) = a.trm_ms {
-        if !(0..=7).any(|k| t == 100.0 / 2f64.powi(k)) {
-            return Err(ScenarioError::new(
-                format!("{p}.trm_ms"),
-                format!("must be 100 x 2^-k ms for k = 0..7, got {t}"),
-            ));
-        }
+    let m = a.mrm;
+    if !(1..=256).contains(&m) {
+        return Err(ScenarioError::new(
+            format!("{p}.mrm"),
+            format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}"),
+        ));
     }
-    if let Some(t) = a.tbe {
-        if !(0..=16_777_215).contains(&t) {
-            return Err(ScenarioError::new(
-                format!("{p}.tbe"),
-                format!("must be in 0..=16777215 cells, got {t}"),
-            ));
-        }
+    let t = a.trm_ms;
+    if !(0..=7).any(|k| t == 100.0 / 2f64.powi(k)) {
+        return Err(ScenarioError::new(
+            format!("{p}.trm_ms"),
+            format!("must be 100 x 2^-k ms for k = 0..7, got {t}"),
+        ));
+    }
+    let t = a.tbe;
+    if !(0..=16_777_215).contains(&t) {
+        return Err(ScenarioError::new(
+            format!("{p}.tbe"),
+            format!("must be in 0..=16777215 cells, got {t}"),
+        ));
     }
     if let Some(f) = a.frtt_us {
         non_negative(&format!("{p}.frtt_us"), f)?;
     }
-    if let Some(t) = a.adtf_s {
-        if !(t.is_finite() && (0.01..=10.23).contains(&t)) {
-            return Err(ScenarioError::new(
-                format!("{p}.adtf_s"),
-                format!("must be in 0.01 ..= 10.23 s, got {t}"),
-            ));
-        }
+    let t = a.adtf_s;
+    if !(t.is_finite() && (0.01..=10.23).contains(&t)) {
+        return Err(ScenarioError::new(
+            format!("{p}.adtf_s"),
+            format!("must be in 0.01 ..= 10.23 s, got {t}"),
+        ));
     }
     Ok(())
 }

@@ -1,16 +1,22 @@
 //! Semantic checks of a traffic source: only the keys of its kind, their ranges, the MPEG-2
 //! model's parameters (errors mapped to the key that set them) and the TCP parameters.
 
-use super::{non_negative, positive, Res, ScenarioError, SourceKind, SourceSpec, TcpSpec};
+use super::{
+    default_hurst, default_interval_max_s, default_interval_min_s, default_max_rate_mbps,
+    default_min_rate_mbps, default_video_sources, non_negative, positive, FgnMethodSpec, Res,
+    ScenarioError, SourceKind, SourceSpec, TcpSpec,
+};
 
 fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
-    let int_in = |k: &str, v: Option<i64>, lo: i64, hi: i64, why: &str| -> Res<()> {
-        match v {
-            Some(v) if !(lo..=hi).contains(&v) => Err(ScenarioError::new(
+    let d = TcpSpec::default();
+    let int_in = |k: &str, v: i64, lo: i64, hi: i64, why: &str| -> Res<()> {
+        if (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(ScenarioError::new(
                 format!("{p}.{k}"),
                 format!("must be in {lo}..={hi}{why}, got {v}"),
-            )),
-            _ => Ok(()),
+            ))
         }
     };
     int_in(
@@ -20,18 +26,22 @@ fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
         65_527,
         " (an AAL5 frame holds at most 65,535 bytes with LLC/SNAP)",
     )?;
-    let mtu = t.mtu_bytes.unwrap_or(9180);
-    int_in(
-        "mss_bytes",
-        t.mss_bytes,
-        1,
-        mtu - 40,
-        " (MTU minus 40 bytes of TCP/IP headers)",
-    )?;
-    let mss = t.mss_bytes.unwrap_or(512);
-    let scaled = t.window_scale.unwrap_or(false);
-    let max_win = if scaled { 65_535i64 << 14 } else { 65_535 };
-    let why = if scaled {
+    // the MSS is checked against the MTU when given (the default MSS is taken whatever the MTU)
+    if t.mss_bytes != d.mss_bytes {
+        int_in(
+            "mss_bytes",
+            t.mss_bytes,
+            1,
+            t.mtu_bytes - 40,
+            " (MTU minus 40 bytes of TCP/IP headers)",
+        )?;
+    }
+    let max_win = if t.window_scale {
+        65_535i64 << 14
+    } else {
+        65_535
+    };
+    let why = if t.window_scale {
         " (65,535 x 2^14 with window scaling)"
     } else {
         " (set window_scale = true for larger windows)"
@@ -39,38 +49,28 @@ fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     int_in(
         "window_bytes",
         t.window_bytes,
-        mss,
+        t.mss_bytes,
         max_win,
         &format!(" (at least one MSS{why})"),
     )?;
-    if t.window_bytes.is_none() && mss > 65_535 {
-        return Err(ScenarioError::new(
-            format!("{p}.window_bytes"),
-            "the default window (65,535) is smaller than the MSS",
-        ));
-    }
     for (k, v) in [
-        ("delack_ms", t.delack_ms),
-        ("timer_granularity_ms", t.timer_granularity_ms),
+        ("delack_ms", Some(t.delack_ms)),
+        ("timer_granularity_ms", Some(t.timer_granularity_ms)),
         ("rto_min_ms", t.rto_min_ms),
-        ("rto_initial_s", t.rto_initial_s),
-        ("rto_max_s", t.rto_max_s),
+        ("rto_initial_s", Some(t.rto_initial_s)),
+        ("rto_max_s", Some(t.rto_max_s)),
     ] {
         if let Some(v) = v {
             positive(&format!("{p}.{k}"), v)?;
         }
     }
-    let rto_min_s = t
-        .rto_min_ms
-        .unwrap_or(2.0 * t.timer_granularity_ms.unwrap_or(100.0))
-        / 1e3;
-    if let Some(m) = t.rto_max_s {
-        if m < rto_min_s {
-            return Err(ScenarioError::new(
-                format!("{p}.rto_max_s"),
-                format!("must be >= rto_min ({rto_min_s} s)"),
-            ));
-        }
+    // the largest RTO is checked against the smallest when given
+    let rto_min_s = t.rto_min_ms() / 1e3;
+    if t.rto_max_s != d.rto_max_s && t.rto_max_s < rto_min_s {
+        return Err(ScenarioError::new(
+            format!("{p}.rto_max_s"),
+            format!("must be >= rto_min ({rto_min_s} s)"),
+        ));
     }
     int_in(
         "initial_cwnd_segments",
@@ -79,7 +79,9 @@ fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
         1000,
         "",
     )?;
-    int_in("bytes", t.bytes, 1, 1 << 50, "")?;
+    if let Some(b) = t.bytes {
+        int_in("bytes", b, 1, 1 << 50, "")?;
+    }
     Ok(())
 }
 
@@ -115,27 +117,34 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Tcp => &["tcp", "start_s", "bundle"],
         None => &[],
     };
+    // a key with a default counts as given when its value differs from the default
     let present = [
         ("rate_mbps", s.rate_mbps.is_some()),
         ("peak_mbps", s.peak_mbps.is_some()),
         ("duty_cycle", s.duty_cycle.is_some()),
         ("period_s", s.period_s.is_some()),
-        ("exponential", s.exponential.is_some()),
+        ("exponential", s.exponential),
         ("start_s", s.start_s != 0.0),
         ("stop_s", s.stop_s.is_some()),
         ("frame_bytes", s.frame_bytes.is_some()),
-        ("shape", s.shape.is_some() && s.kind == None),
+        ("shape", s.shape && s.kind == None),
         ("mean_mbps", s.mean_mbps.is_some()),
         ("std_mbps", s.std_mbps.is_some()),
-        ("hurst", s.hurst.is_some()),
-        ("fgn", s.fgn.is_some()),
-        ("sources", s.sources.is_some()),
-        ("min_rate_mbps", s.min_rate_mbps.is_some()),
-        ("max_rate_mbps", s.max_rate_mbps.is_some()),
-        ("interval_min_s", s.interval_min_s.is_some()),
-        ("interval_max_s", s.interval_max_s.is_some()),
+        ("hurst", s.hurst != default_hurst()),
+        ("fgn", s.fgn != FgnMethodSpec::default()),
+        ("sources", s.sources != default_video_sources()),
+        ("min_rate_mbps", s.min_rate_mbps != default_min_rate_mbps()),
+        ("max_rate_mbps", s.max_rate_mbps != default_max_rate_mbps()),
+        (
+            "interval_min_s",
+            s.interval_min_s != default_interval_min_s(),
+        ),
+        (
+            "interval_max_s",
+            s.interval_max_s != default_interval_max_s(),
+        ),
         ("tcp", s.tcp.is_some()),
-        ("bundle", s.bundle.is_some()),
+        ("bundle", s.bundle != 1),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -156,7 +165,8 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
     let need = |k: &str, v: Option<f64>| {
         v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")))
     };
-    if let Some(k) = s.bundle {
+    {
+        let k = s.bundle;
         if !(1..=1024).contains(&k) {
             return Err(ScenarioError::new(
                 format!("{p}.bundle"),
@@ -185,13 +195,12 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Mpeg2 => {
             need("mean_mbps", s.mean_mbps)?;
             need("std_mbps", s.std_mbps)?;
-            if let Some(n) = s.sources {
-                if !(1..=1000).contains(&n) {
-                    return Err(ScenarioError::new(
-                        format!("{p}.sources"),
-                        format!("must be an integer in 1..=1000, got {n}"),
-                    ));
-                }
+            let n = s.sources;
+            if !(1..=1000).contains(&n) {
+                return Err(ScenarioError::new(
+                    format!("{p}.sources"),
+                    format!("must be an integer in 1..=1000, got {n}"),
+                ));
             }
             use crate::app::mpeg2::VideoError as V;
             use crate::stats::fgn::FgnError as F;
@@ -201,12 +210,12 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                     V::Fgn(F::BadStd(_)) => "std_mbps",
                     // a bound the file or --set gives is named: "a rate bound below the mean"
                     V::MeanOutsideBounds { mean, max, .. }
-                        if mean > max && s.max_rate_mbps.is_some() =>
+                        if mean > max && s.max_rate_mbps != default_max_rate_mbps() =>
                     {
                         "max_rate_mbps"
                     }
                     V::MeanOutsideBounds { mean, min, .. }
-                        if mean < min && s.min_rate_mbps.is_some() =>
+                        if mean < min && s.min_rate_mbps != default_min_rate_mbps() =>
                     {
                         "min_rate_mbps"
                     }

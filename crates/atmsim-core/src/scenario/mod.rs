@@ -1,6 +1,14 @@
 //! The scenario file model: serde structures with defaults and documentation, strict parsing
 //! (unknown keys are errors), semantic validation with key paths, and the JSON Schema export.
 //!
+//! Every key's name, documentation, default and range live here, once. A key whose absence
+//! means a fixed value is a plain field with that value as its serde default, so the exported
+//! schema (`atmsim schema`) shows it; a key whose absence means something else (a value derived
+//! from other keys or from the network, "unlimited", "none") is an `Option` whose doc comment
+//! says what absence means. The builder reads the values; it adds no defaults of its own.
+//! Validation ([`validate`]) needs no network: it checks everything a run could refuse,
+//! admission of permanent connections by CAC included.
+//!
 //! The schema is defined here once. The Python front end reads TOML, resolves `extends` and
 //! `--set`, and hands the merged document to [`parse`] as JSON; every error comes back as a
 //! [`ScenarioError`] with a key path such as `connections[3].source.rate_mbps`.
@@ -9,12 +17,13 @@
 //! numeric checkers; the sections of a scenario have one file each (`topology`: nodes, ports,
 //! links; `connection`: connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system
 //! parameters; `source`: traffic sources; `calls`: switched calls and CAC), and the semantic
-//! checks live in `check` (with `check_connection` and `check_source`). Every type is
-//! re-exported here, so `crate::scenario::X` names it whatever file it is in.
+//! checks live in `check` (with `check_connection`, `check_source` and `check_cac`). Every
+//! type is re-exported here, so `crate::scenario::X` names it whatever file it is in.
 
 mod abr;
 mod calls;
 mod check;
+mod check_cac;
 mod check_connection;
 mod check_source;
 mod connection;
@@ -24,6 +33,7 @@ mod topology;
 pub use abr::*;
 pub use calls::*;
 pub use check::validate;
+pub(crate) use check_cac::{admit_permanent, permanent_reservation};
 pub use connection::*;
 pub use source::*;
 pub use topology::*;
@@ -78,13 +88,16 @@ pub struct Scenario {
 pub struct RunSpec {
     /// Simulated time to run, seconds (> 0).
     pub duration_s: f64,
-    /// Master seed; every random component derives its own stream from it and its name.
+    /// Master seed; every random component derives its own stream from it and its name
+    /// (default 1).
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s).
+    /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s,
+    /// default 0).
     #[serde(default)]
     pub warmup_s: f64,
-    /// Interval of the time series, seconds (> 0; default duration_s / 1000).
+    /// Interval of the time series, seconds (> 0, at most duration_s). Absent: duration_s / 1000
+    /// (at least 1 ps).
     #[serde(default)]
     pub sample_interval_s: Option<f64>,
 }

@@ -26,7 +26,7 @@ pub enum SourceKind {
 }
 
 /// TCP recovery from loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpRecoverySpec {
     /// Timeouts only (seeds 000 and 002).
@@ -34,84 +34,97 @@ pub enum TcpRecoverySpec {
     /// Fast retransmit, then slow start (4.3BSD Tahoe).
     Tahoe,
     /// Fast retransmit and fast recovery (4.3BSD Reno).
+    #[default]
     Reno,
     /// Reno with partial-ACK handling (RFC 6582).
     Newreno,
 }
 
-/// TCP parameters (`source.tcp`); defaults are BSD's where the seeds say nothing.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// TCP parameters (`source.tcp`); defaults are BSD's where the seeds say nothing. Every key is
+/// optional: an empty table takes the defaults.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct TcpSpec {
     /// Maximum segment size, payload bytes (default 512, seeds 000/002; at most mtu_bytes - 40).
-    #[serde(default)]
-    pub mss_bytes: Option<i64>,
-    /// IP MTU over AAL5 (default 9180, RFC 1626; at most 65,527 so that a frame fits AAL5).
-    #[serde(default)]
-    pub mtu_bytes: Option<i64>,
-    /// Receive buffer = advertised window, bytes (default 65,535; above that needs
-    /// window_scale; at most 65,535 x 2^14).
-    #[serde(default)]
-    pub window_bytes: Option<i64>,
+    pub mss_bytes: i64,
+    /// IP MTU over AAL5 (88..=65,527, default 9180, RFC 1626; at most 65,527 so that a frame
+    /// fits AAL5).
+    pub mtu_bytes: i64,
+    /// Receive buffer = advertised window, bytes (at least one MSS; default 65,535; above that
+    /// needs window_scale; at most 65,535 x 2^14).
+    pub window_bytes: i64,
     /// RFC 1323 window scaling (default false).
-    #[serde(default)]
-    pub window_scale: Option<bool>,
+    pub window_scale: bool,
     /// "none", "tahoe", "reno" (default) or "newreno".
-    #[serde(default)]
-    pub recovery: Option<TcpRecoverySpec>,
+    pub recovery: TcpRecoverySpec,
     /// Delayed ACKs: every second segment or at the fast timer (default false).
-    #[serde(default)]
-    pub delayed_ack: Option<bool>,
-    /// Fast-timer period of delayed ACKs, ms (default 200).
-    #[serde(default)]
-    pub delack_ms: Option<f64>,
+    pub delayed_ack: bool,
+    /// Fast-timer period of delayed ACKs, ms (> 0, default 200).
+    pub delack_ms: f64,
     /// Nagle's algorithm (default true).
-    #[serde(default)]
-    pub nagle: Option<bool>,
-    /// Coarse timer tick, ms (default 100; BSD's slow timer is 500).
-    #[serde(default)]
-    pub timer_granularity_ms: Option<f64>,
-    /// Smallest RTO, ms (default two ticks, BSD's TCPTV_MIN).
-    #[serde(default)]
+    pub nagle: bool,
+    /// Coarse timer tick, ms (> 0, default 100; BSD's slow timer is 500).
+    pub timer_granularity_ms: f64,
+    /// Smallest RTO, ms (> 0). Absent: two ticks (2 x timer_granularity_ms, BSD's TCPTV_MIN).
     pub rto_min_ms: Option<f64>,
-    /// RTO before the first RTT sample, s (default 3, RFC 1122 section 4.2.3.1).
-    #[serde(default)]
-    pub rto_initial_s: Option<f64>,
-    /// Largest RTO, s (default 64, BSD's TCPTV_REXMTMAX).
-    #[serde(default)]
-    pub rto_max_s: Option<f64>,
-    /// Initial congestion window, segments (default 1).
-    #[serde(default)]
-    pub initial_cwnd_segments: Option<i64>,
-    /// A finite transfer of this many bytes (default: an infinite file).
-    #[serde(default)]
+    /// RTO before the first RTT sample, s (> 0, default 3, RFC 1122 section 4.2.3.1).
+    pub rto_initial_s: f64,
+    /// Largest RTO, s (>= the smallest RTO; default 64, BSD's TCPTV_REXMTMAX).
+    pub rto_max_s: f64,
+    /// Initial congestion window, segments (1..=1000, default 1).
+    pub initial_cwnd_segments: i64,
+    /// A finite transfer of this many bytes (1..=2^50). Absent: an infinite file (bulk
+    /// transfer for the whole run).
     pub bytes: Option<i64>,
 }
 
+impl Default for TcpSpec {
+    /// BSD's defaults, with the seeds' MSS of 512 bytes.
+    fn default() -> Self {
+        TcpSpec {
+            mss_bytes: 512,
+            mtu_bytes: 9180,
+            window_bytes: 65_535,
+            window_scale: false,
+            recovery: TcpRecoverySpec::Reno,
+            delayed_ack: false,
+            delack_ms: 200.0,
+            nagle: true,
+            timer_granularity_ms: 100.0,
+            rto_min_ms: None,
+            rto_initial_s: 3.0,
+            rto_max_s: 64.0,
+            initial_cwnd_segments: 1,
+            bytes: None,
+        }
+    }
+}
+
 impl TcpSpec {
-    /// The model's parameters (defaults filled in).
+    /// The smallest RTO, ms: `rto_min_ms`, or two ticks.
+    pub fn rto_min_ms(&self) -> f64 {
+        self.rto_min_ms.unwrap_or(2.0 * self.timer_granularity_ms)
+    }
+
+    /// The model's parameters.
     pub fn params(&self, start_s: f64) -> crate::transport::tcp::TcpParams {
         use crate::time::secs_to_ps;
         use crate::transport::tcp::{Recovery, TcpParams, Workload};
-        let mut p = TcpParams::new(
-            self.mss_bytes.unwrap_or(512) as u32,
-            self.window_bytes.unwrap_or(65_535) as u64,
-        );
-        p.recovery = match self.recovery.unwrap_or(TcpRecoverySpec::Reno) {
+        let mut p = TcpParams::new(self.mss_bytes as u32, self.window_bytes as u64);
+        p.recovery = match self.recovery {
             TcpRecoverySpec::None => Recovery::None,
             TcpRecoverySpec::Tahoe => Recovery::Tahoe,
             TcpRecoverySpec::Reno => Recovery::Reno,
             TcpRecoverySpec::Newreno => Recovery::NewReno,
         };
-        p.delayed_ack = self.delayed_ack.unwrap_or(false);
-        p.delack = secs_to_ps(self.delack_ms.unwrap_or(200.0) / 1e3);
-        p.nagle = self.nagle.unwrap_or(true);
-        let tick_ms = self.timer_granularity_ms.unwrap_or(100.0);
-        p.tick = secs_to_ps(tick_ms / 1e3);
-        p.rto_min = secs_to_ps(self.rto_min_ms.unwrap_or(2.0 * tick_ms) / 1e3);
-        p.rto_initial = secs_to_ps(self.rto_initial_s.unwrap_or(3.0));
-        p.rto_max = secs_to_ps(self.rto_max_s.unwrap_or(64.0));
-        p.initial_cwnd = self.initial_cwnd_segments.unwrap_or(1) as u32;
+        p.delayed_ack = self.delayed_ack;
+        p.delack = secs_to_ps(self.delack_ms / 1e3);
+        p.nagle = self.nagle;
+        p.tick = secs_to_ps(self.timer_granularity_ms / 1e3);
+        p.rto_min = secs_to_ps(self.rto_min_ms() / 1e3);
+        p.rto_initial = secs_to_ps(self.rto_initial_s);
+        p.rto_max = secs_to_ps(self.rto_max_s);
+        p.initial_cwnd = self.initial_cwnd_segments as u32;
         p.workload = match self.bytes {
             Some(n) => Workload::Bytes(n as u64),
             None => Workload::Bulk,
@@ -122,85 +135,115 @@ impl TcpSpec {
 }
 
 /// FGN generator of the MPEG-2 model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FgnMethodSpec {
     /// Paxson's FFT method (LBL-36750), the seed's.
+    #[default]
     Paxson,
     /// The Davies-Harte exact method.
     DaviesHarte,
 }
 
-/// A traffic source. Which keys apply depends on `kind`.
+/// A traffic source. Which keys apply depends on `kind`: a key of another kind is an error
+/// unless it has its default value.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
     /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp` or `none` (see [`SourceKind`]).
     pub kind: SourceKind,
-    /// cbr: rate in Mb/s of 53-byte cells (> 0).
+    /// cbr: rate in Mb/s of 53-byte cells (> 0, at most 1e6); required.
     #[serde(default)]
     pub rate_mbps: Option<f64>,
-    /// persistent: peak rate (default the first link's rate); onoff: rate while ON (> 0).
+    /// persistent: the rate it sends at (> 0); absent: the rate of the connection's first link
+    /// (not allowed over ABR, which sends at its ACR). onoff: rate while ON (> 0); required.
+    /// mpeg2: each video source's leaky-bucket peak rate; absent: 15 (seed 000 section 4).
     #[serde(default)]
     pub peak_mbps: Option<f64>,
-    /// onoff: share of each period spent ON, in (0, 1].
+    /// onoff: share of each period spent ON, in (0, 1]; required.
     #[serde(default)]
     pub duty_cycle: Option<f64>,
-    /// onoff: ON + OFF period, seconds (> 0).
+    /// onoff: ON + OFF period, seconds (> 0); required.
     #[serde(default)]
     pub period_s: Option<f64>,
-    /// onoff: draw ON and OFF lengths from exponential distributions with the same means.
+    /// onoff: draw ON and OFF lengths from exponential distributions with the same means
+    /// (default false: fixed lengths).
     #[serde(default)]
-    pub exponential: Option<bool>,
-    /// First cell at this time, seconds (>= 0).
+    pub exponential: bool,
+    /// First cell at this time, seconds (>= 0, default 0).
     #[serde(default)]
     pub start_s: f64,
-    /// No cells from this time on, seconds (> start_s).
+    /// No cells from this time on, seconds (> start_s). Absent: the source runs to the end.
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// Send AAL5 frames of this many user bytes (1..=65535); absent = unframed cells.
+    /// Send AAL5 frames of this many user bytes (1..=65535). Absent: unframed cells.
     #[serde(default)]
     pub frame_bytes: Option<i64>,
     /// Shape the cells to the connection's contract before they enter the network: a cell
-    /// waits at the source until it conforms to the PCR/CDVT (and SCR/BT) GCRA.
+    /// waits at the source until it conforms to the PCR/CDVT (and SCR/BT) GCRA (default false;
+    /// needs a contract, not for ABR).
     #[serde(default)]
-    pub shape: Option<bool>,
-    /// mpeg2: mean m of the FGN rate sequence per video source, Mb/s.
+    pub shape: bool,
+    /// mpeg2: mean m of the FGN rate sequence per video source, Mb/s (> 0); required.
     #[serde(default)]
     pub mean_mbps: Option<f64>,
-    /// mpeg2: standard deviation s of the rate sequence, Mb/s.
+    /// mpeg2: standard deviation s of the rate sequence, Mb/s (> 0); required.
     #[serde(default)]
     pub std_mbps: Option<f64>,
     /// mpeg2: Hurst parameter in (0.5, 1) (default 0.8).
-    #[serde(default)]
-    pub hurst: Option<f64>,
+    #[serde(default = "default_hurst")]
+    pub hurst: f64,
     /// mpeg2: FGN generator, "paxson" (default) or "davies_harte".
     #[serde(default)]
-    pub fgn: Option<FgnMethodSpec>,
-    /// mpeg2: number of video sources multiplexed onto the connection (default 1; seed 000: 9).
-    #[serde(default)]
-    pub sources: Option<i64>,
+    pub fgn: FgnMethodSpec,
+    /// mpeg2: number of video sources multiplexed onto the connection (1..=1000, default 1;
+    /// seed 000: 9).
+    #[serde(default = "default_video_sources")]
+    pub sources: i64,
     /// mpeg2: rates below this are skipped (not clipped), Mb/s (default 0).
-    #[serde(default)]
-    pub min_rate_mbps: Option<f64>,
+    #[serde(default = "default_min_rate_mbps")]
+    pub min_rate_mbps: f64,
     /// mpeg2: rates above this are skipped (not clipped), Mb/s (default 15).
-    #[serde(default)]
-    pub max_rate_mbps: Option<f64>,
+    #[serde(default = "default_max_rate_mbps")]
+    pub max_rate_mbps: f64,
     /// mpeg2: shortest inter-MPCR interval, s (default 0.02).
-    #[serde(default)]
-    pub interval_min_s: Option<f64>,
+    #[serde(default = "default_interval_min_s")]
+    pub interval_min_s: f64,
     /// mpeg2: longest inter-MPCR interval, s (default 0.1).
-    #[serde(default)]
-    pub interval_max_s: Option<f64>,
-    /// tcp: the TCP parameters (an empty table takes the defaults).
+    #[serde(default = "default_interval_max_s")]
+    pub interval_max_s: f64,
+    /// tcp: the TCP parameters (absent or an empty table: the defaults).
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
     /// tcp: the number of TCP connections multiplexed on this VC (1..=1024, default 1; seed 001
     /// section 6.4, connection bundling). Each has its own sender and receiver and its own
     /// connection number in the frames' transport header, by which the receiving host hands
     /// each frame to its connection; their frames share the VC in the order they are sent.
-    #[serde(default)]
-    pub bundle: Option<i64>,
+    #[serde(default = "default_bundle")]
+    pub bundle: i64,
+}
+
+// The MPEG-2 defaults are seed 000 section 4's, kept with the model (`VideoParams::default`).
+pub(crate) fn default_hurst() -> f64 {
+    crate::app::mpeg2::VideoParams::default().hurst
+}
+pub(crate) fn default_bundle() -> i64 {
+    1
+}
+pub(crate) fn default_video_sources() -> i64 {
+    1
+}
+pub(crate) fn default_min_rate_mbps() -> f64 {
+    crate::app::mpeg2::VideoParams::default().min_rate_mbps
+}
+pub(crate) fn default_max_rate_mbps() -> f64 {
+    crate::app::mpeg2::VideoParams::default().max_rate_mbps
+}
+pub(crate) fn default_interval_min_s() -> f64 {
+    crate::app::mpeg2::VideoParams::default().interval_min_s
+}
+pub(crate) fn default_interval_max_s() -> f64 {
+    crate::app::mpeg2::VideoParams::default().interval_max_s
 }
 
 impl SourceSpec {
@@ -211,16 +254,16 @@ impl SourceSpec {
         VideoParams {
             mean_mbps: self.mean_mbps.unwrap_or(d.mean_mbps),
             std_mbps: self.std_mbps.unwrap_or(d.std_mbps),
-            hurst: self.hurst.unwrap_or(d.hurst),
+            hurst: self.hurst,
             method: match self.fgn {
-                Some(FgnMethodSpec::DaviesHarte) => crate::stats::fgn::FgnMethod::DaviesHarte,
-                _ => crate::stats::fgn::FgnMethod::Paxson,
+                FgnMethodSpec::Paxson => crate::stats::fgn::FgnMethod::Paxson,
+                FgnMethodSpec::DaviesHarte => crate::stats::fgn::FgnMethod::DaviesHarte,
             },
-            min_rate_mbps: self.min_rate_mbps.unwrap_or(d.min_rate_mbps),
-            max_rate_mbps: self.max_rate_mbps.unwrap_or(d.max_rate_mbps),
+            min_rate_mbps: self.min_rate_mbps,
+            max_rate_mbps: self.max_rate_mbps,
             peak_mbps: self.peak_mbps.unwrap_or(d.peak_mbps),
-            interval_min_s: self.interval_min_s.unwrap_or(d.interval_min_s),
-            interval_max_s: self.interval_max_s.unwrap_or(d.interval_max_s),
+            interval_min_s: self.interval_min_s,
+            interval_max_s: self.interval_max_s,
             start: crate::time::secs_to_ps(self.start_s),
             stop: self.stop_s.map(crate::time::secs_to_ps).unwrap_or(u64::MAX),
             ..d

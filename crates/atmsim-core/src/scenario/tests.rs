@@ -227,3 +227,177 @@ fn schema_exports() {
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert!(v["properties"]["connections"].is_object());
 }
+
+/// The schema's definition of a struct (`$defs`).
+fn schema_def(schema: &serde_json::Value, name: &str) -> serde_json::Value {
+    schema["$defs"][name].clone()
+}
+
+#[test]
+fn schema_shows_the_defaults_the_model_uses() {
+    let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+    let cases: Vec<(&str, &str, serde_json::Value)> = vec![
+        ("AbrSchemeSpec", "target_utilization", 0.9.into()),
+        ("AbrSchemeSpec", "interval_s", 0.005.into()),
+        ("AbrSchemeSpec", "variant", "maxalloc".into()),
+        ("AbrSchemeSpec", "one_feedback_per_interval", true.into()),
+        ("AbrSchemeSpec", "t0_us", 500.0.into()),
+        ("AbrSpec", "nrm", 32.into()),
+        ("AbrSpec", "tbe", 16_777_215.into()),
+        ("AbrSpec", "rif", (1.0 / 16.0).into()),
+        ("AbrSpec", "mcr_mbps", 0.0.into()),
+        ("AbrSpec", "adtf_s", 0.5.into()),
+        ("QosSpec", "secb_block_cells", 128.into()),
+        ("QosSpec", "secb_max_bad", 4.into()),
+        ("UpcSpec", "pcr_action", "discard".into()),
+        ("UpcSpec", "scr_action", "tag".into()),
+        ("UpcSpec", "scr_clp0_only", true.into()),
+        ("TcpSpec", "mss_bytes", 512.into()),
+        ("TcpSpec", "window_bytes", 65_535.into()),
+        ("TcpSpec", "recovery", "reno".into()),
+        ("TcpSpec", "nagle", true.into()),
+        ("SourceSpec", "hurst", 0.8.into()),
+        ("SourceSpec", "sources", 1.into()),
+        ("SourceSpec", "max_rate_mbps", 15.0.into()),
+        ("SourceSpec", "fgn", "paxson".into()),
+        ("NodeSpec", "discard", "tail".into()),
+        ("NodeSpec", "scheduler", "priority".into()),
+        (
+            "NodeSpec",
+            "priority",
+            serde_json::json!(["cbr", "rt-vbr", "nrt-vbr", "abr", "ubr"]),
+        ),
+        ("ClassWeights", "ubr", 1.into()),
+        ("CacSpec", "buffer_cells", 1000.0.into()),
+        ("CacSpec", "clr", 1e-6.into()),
+        ("CallSpec", "holding", "exponential".into()),
+        ("ProposeSpec", "window_s", 0.01.into()),
+        ("ProposeSpec", "scr_margin", 0.1.into()),
+        ("RunSpec", "seed", 1.into()),
+    ];
+    for (def, key, want) in cases {
+        let got = &schema_def(&v, def)["properties"][key]["default"];
+        assert_eq!(got, &want, "{def}.{key}");
+    }
+    // keys whose absence is a rule, not a constant: no default value, the rule in the text
+    for (def, key, rule) in [
+        ("AbrSpec", "pcr_mbps", "first link"),
+        ("AbrSpec", "icr_mbps", "PCR"),
+        ("AbrSpec", "frtt_us", "twice the one-way delay"),
+        ("SourceSpec", "peak_mbps", "first link"),
+        ("RunSpec", "sample_interval_s", "duration_s / 1000"),
+        ("NodeSpec", "buffer_cells", "unlimited"),
+        ("TcpSpec", "rto_min_ms", "two ticks"),
+        ("CallSpec", "max_active", "tightest CAC port"),
+    ] {
+        let p = &schema_def(&v, def)["properties"][key];
+        assert!(
+            p["default"].is_null(),
+            "{def}.{key}: default {}",
+            p["default"]
+        );
+        let text = p["description"].as_str().unwrap_or_default();
+        assert!(text.contains(rule), "{def}.{key}: {text}");
+    }
+}
+
+#[test]
+fn every_key_says_its_default_or_what_absence_means() {
+    // a key with a default value names it; a key without one (null) says what absence means
+    let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+    let mut defs: Vec<(String, serde_json::Value)> = v["$defs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, d)| (k.clone(), d.clone()))
+        .collect();
+    defs.push(("Scenario".into(), v.clone()));
+    let mut missing = Vec::new();
+    for (name, def) in defs {
+        let Some(props) = def["properties"].as_object() else {
+            continue;
+        };
+        let required: Vec<&str> = def["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(|k| k.as_str()).collect())
+            .unwrap_or_default();
+        for (key, p) in props {
+            if required.contains(&key.as_str()) {
+                continue;
+            }
+            let d = &p["default"];
+            if d.as_array().is_some_and(|a| a.is_empty()) {
+                continue; // an empty list: nothing given
+            }
+            let text = p["description"].as_str().unwrap_or_default();
+            let says = if d.is_null() {
+                ["Absent", "absent", "required", "default"]
+                    .iter()
+                    .any(|w| text.contains(w))
+            } else {
+                text.contains("default")
+            };
+            if !says {
+                missing.push(format!("{name}.{key} (default {d}): {text:?}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn a_default_valued_key_of_another_kind_is_accepted_any_other_value_refused() {
+    // keys with a default count as given when they differ from it
+    let mut v = base_json();
+    v["nodes"][1]["abr"] = serde_json::json!({"scheme": "erica+", "target_utilization": 0.9});
+    parse(&v.to_string()).unwrap();
+    v["nodes"][1]["abr"]["target_utilization"] = 0.8.into();
+    assert_eq!(err(v).path, "nodes[1].abr.target_utilization");
+    let mut v = base_json();
+    v["connections"][0]["source"]["hurst"] = 0.8.into();
+    parse(&v.to_string()).unwrap();
+    v["connections"][0]["source"]["hurst"] = 0.7.into();
+    assert_eq!(err(v).path, "connections[0].source.hurst");
+    let mut v = base_json();
+    v["nodes"][1]["cac"] = serde_json::json!({"policy": "peak", "clr": 1e-3});
+    assert_eq!(err(v).path, "nodes[1].cac");
+    // a default never starts a cross-key check: SECBR blocks of 2 cells with the default 4
+    let mut v = base_json();
+    v["connections"][0]["qos"] = serde_json::json!({"secb_block_cells": 2});
+    parse(&v.to_string()).unwrap();
+    v["connections"][0]["qos"]["secb_max_bad"] = 3.into();
+    assert_eq!(err(v).path, "connections[0].qos.secb_max_bad");
+}
+
+#[test]
+fn validation_admits_permanent_connections_by_cac_without_building() {
+    // 100 + 60 Mb/s of peak-rate contracts on a 149.76 Mb/s CAC port: parse alone refuses the
+    // second, with the message the builder gives
+    let mut v = base_json();
+    v["nodes"][1]["cac"] = serde_json::json!({"policy": "peak"});
+    let conn = |name: &str, pcr: f64| {
+        serde_json::json!({"name": name, "route": ["h1", "A", "h2"], "category": "cbr",
+            "contract": {"pcr_mbps": pcr}, "source": {"kind": "cbr", "rate_mbps": 1.0}})
+    };
+    v["connections"] = serde_json::json!([conn("c1", 100.0), conn("c2", 60.0)]);
+    let e = err(v.clone());
+    assert_eq!(e.path, "connections[1].contract");
+    assert_eq!(
+        e.message,
+        "CAC at port A->h2 cannot admit it: needs 60.000000 Mb/s, 49.760000 Mb/s free"
+    );
+    // UBR reserves nothing; ABR reserves its MCR
+    v["connections"][1]["category"] = "ubr".into();
+    parse(&v.to_string()).unwrap();
+    v["nodes"][1]["abr"] = serde_json::json!({"scheme": "none"});
+    v["connections"][1]["category"] = "abr".into();
+    v["connections"][1]["abr"] = serde_json::json!({"mcr_mbps": 50.0});
+    v["connections"][1]["source"] = serde_json::json!({"kind": "persistent"});
+    v["connections"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("contract");
+    let e = err(v);
+    assert_eq!(e.path, "connections[1].abr.mcr_mbps");
+    assert!(e.message.contains("A->h2"), "{}", e.message);
+}

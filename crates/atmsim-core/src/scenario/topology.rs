@@ -48,16 +48,22 @@ impl Category {
     }
 }
 
-/// A value per service category (buffer limits in cells, rates in Mb/s, weights).
+/// A value per service category (buffer limits in cells, rates in Mb/s). A category left out
+/// has none (the key using the table says what that means).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PerClass<T> {
+    /// CBR's value; absent: none.
     pub cbr: Option<T>,
+    /// rt-VBR's value; absent: none.
     #[serde(rename = "rt-vbr")]
     pub rt_vbr: Option<T>,
+    /// nrt-VBR's value; absent: none.
     #[serde(rename = "nrt-vbr")]
     pub nrt_vbr: Option<T>,
+    /// ABR's value; absent: none.
     pub abr: Option<T>,
+    /// UBR's value; absent: none.
     pub ubr: Option<T>,
 }
 
@@ -85,7 +91,8 @@ pub struct NodeSpec {
     pub name: String,
     /// `host` or `switch`.
     pub kind: NodeKind,
-    /// Switch fabric (processing) delay added to every cell entering the switch, microseconds (>= 0).
+    /// Switch fabric (processing) delay added to every cell entering the switch, microseconds
+    /// (>= 0, default 0; switches only).
     #[serde(default)]
     pub fabric_delay_us: f64,
     /// Switched calls: the time this switch takes to process a SETUP (CAC included) and a
@@ -95,25 +102,30 @@ pub struct NodeSpec {
     /// Buffer limit of each output port, cells (> 0); absent = unlimited.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
-    /// Buffer limit per service category within each output port, cells (> 0).
+    /// Buffer limit per service category within each output port, cells (> 0). Absent, or a
+    /// category left out: limited by the port's buffer only.
     #[serde(default)]
     pub class_buffer_cells: Option<ClassBuffers>,
-    /// Strict-priority order of the service categories (a permutation of all five).
-    #[serde(default)]
-    pub priority: Option<Vec<Category>>,
+    /// Strict-priority order of the service categories (a permutation of all five; default
+    /// cbr, rt-vbr, nrt-vbr, abr, ubr).
+    #[serde(default = "default_priority")]
+    pub priority: Vec<Category>,
     /// Port scheduler: "priority" (strict, default) or "wrr" (weighted round robin over the
     /// categories with `class_weights`).
     #[serde(default)]
-    pub scheduler: Option<SchedulerSpec>,
-    /// WRR: cells per round for each category (integer >= 1, default 1).
+    pub scheduler: SchedulerSpec,
+    /// WRR: cells per round for each category (integer >= 1, default 1); only with
+    /// scheduler = "wrr".
     #[serde(default)]
-    pub class_weights: Option<PerClass<i64>>,
+    pub class_weights: Option<ClassWeights>,
     /// Minimum guaranteed bandwidth per category, Mb/s: served ahead of the scheduler while the
-    /// category is below it (seed 003's per-QoS buffer configuration).
+    /// category is below it (seed 003's per-QoS buffer configuration). Absent, or a category
+    /// left out: no guarantee.
     #[serde(default)]
     pub class_min_mbps: Option<PerClass<f64>>,
     /// Maximum allocated bandwidth per category, Mb/s: a category never sends faster, even on an
-    /// idle link (seed 003's per-QoS buffer configuration).
+    /// idle link (seed 003's per-QoS buffer configuration). Absent, or a category left out: no
+    /// limit.
     #[serde(default)]
     pub class_max_mbps: Option<PerClass<f64>>,
     /// Settings of single output ports, overriding the node's.
@@ -122,31 +134,87 @@ pub struct NodeSpec {
     /// Groups of this node's output ports sharing one buffer.
     #[serde(default)]
     pub shared_buffers: Vec<SharedBufferSpec>,
-    /// ABR feedback scheme of every output port of this switch.
+    /// ABR feedback scheme of every output port of this switch. Absent: none (an ABR
+    /// connection may not cross a port without a scheme; say scheme = "none" to mean it).
     #[serde(default)]
     pub abr: Option<AbrSchemeSpec>,
-    /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells.
+    /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells
+    /// (> 0). Absent: no selective discard.
     #[serde(default)]
     pub clp1_threshold_cells: Option<i64>,
     /// Connection admission control at this switch's output ports (calls and permanent
-    /// connections with a contract are admitted against the port's capacity).
+    /// connections with a contract are admitted against the port's capacity). Absent: no CAC.
     #[serde(default)]
     pub cac: Option<CacSpec>,
     /// Frame-aware discard at this switch's ports for AAL5 connections: "tail" (default),
     /// "epd", "ppd" or "epd+ppd" (seed 002; Romanow and Floyd 1995).
     #[serde(default)]
-    pub discard: Option<DiscardSpec>,
+    pub discard: DiscardSpec,
     /// EPD: a new frame is refused while the port queue holds at least this many cells
-    /// (<= buffer_cells).
+    /// (> 0, <= buffer_cells); required with discard = "epd" or "epd+ppd", not allowed otherwise.
     #[serde(default)]
     pub epd_threshold_cells: Option<i64>,
 }
 
+fn default_priority() -> Vec<Category> {
+    Category::ALL.to_vec()
+}
+
+/// WRR weights: cells per round for each service category (integer >= 1, default 1).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClassWeights {
+    /// CBR cells per round (default 1).
+    pub cbr: i64,
+    /// rt-VBR cells per round (default 1).
+    #[serde(rename = "rt-vbr")]
+    pub rt_vbr: i64,
+    /// nrt-VBR cells per round (default 1).
+    #[serde(rename = "nrt-vbr")]
+    pub nrt_vbr: i64,
+    /// ABR cells per round (default 1).
+    pub abr: i64,
+    /// UBR cells per round (default 1).
+    pub ubr: i64,
+}
+
+impl Default for ClassWeights {
+    /// One cell per round for every category.
+    fn default() -> Self {
+        ClassWeights {
+            cbr: 1,
+            rt_vbr: 1,
+            nrt_vbr: 1,
+            abr: 1,
+            ubr: 1,
+        }
+    }
+}
+
+impl ClassWeights {
+    /// The weights in category order (CBR, rt-VBR, nrt-VBR, ABR, UBR).
+    pub fn entries(&self) -> [(Category, i64); 5] {
+        [
+            (Category::Cbr, self.cbr),
+            (Category::RtVbr, self.rt_vbr),
+            (Category::NrtVbr, self.nrt_vbr),
+            (Category::Abr, self.abr),
+            (Category::Ubr, self.ubr),
+        ]
+    }
+
+    /// Cells per round, indexed by category.
+    pub fn cells_per_round(&self) -> [u32; 5] {
+        self.entries().map(|(_, w)| w as u32)
+    }
+}
+
 /// Frame-aware discard policies of a port.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum DiscardSpec {
     /// Drop each cell that does not fit.
     #[serde(rename = "tail")]
+    #[default]
     Tail,
     /// Early Packet Discard: refuse whole new frames above `epd_threshold_cells`.
     #[serde(rename = "epd")]
@@ -161,9 +229,10 @@ pub enum DiscardSpec {
 }
 
 /// Port schedulers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SchedulerSpec {
+    #[default]
     Priority,
     Wrr,
 }
@@ -174,16 +243,18 @@ pub enum SchedulerSpec {
 pub struct PortSpec {
     /// The neighbour node this port's link leads to.
     pub to: String,
-    /// Buffer limit, cells (> 0).
+    /// Buffer limit, cells (> 0). Absent: the node's `buffer_cells`.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
-    /// Buffer limit per service category, cells (> 0).
+    /// Buffer limit per service category, cells (> 0). Absent: the node's `class_buffer_cells`
+    /// (the whole table; categories are not merged).
     #[serde(default)]
     pub class_buffer_cells: Option<ClassBuffers>,
-    /// ABR feedback scheme of this port (overrides the node's).
+    /// ABR feedback scheme of this port (overrides the node's). Absent: the node's `abr`.
     #[serde(default)]
     pub abr: Option<AbrSchemeSpec>,
-    /// Selective discard threshold for CLP = 1 cells (overrides the node's).
+    /// Selective discard threshold for CLP = 1 cells (overrides the node's). Absent: the
+    /// node's `clp1_threshold_cells`.
     #[serde(default)]
     pub clp1_threshold_cells: Option<i64>,
 }
@@ -208,13 +279,16 @@ pub struct LinkSpec {
     pub b: String,
     /// Line rate in Mb/s of 53-byte cells (> 0), e.g. 149.76 for the OC-3 payload rate.
     pub rate_mbps: f64,
-    /// Length in km (> 0); propagation 5 us/km. Give this or `delay_us`.
+    /// Length in km (> 0); propagation 5 us/km. Give this or `delay_us`: one of the two is
+    /// required.
     #[serde(default)]
     pub length_km: Option<f64>,
-    /// Propagation delay in microseconds (>= 0). Give this or `length_km`.
+    /// Propagation delay in microseconds (>= 0). Give this or `length_km`: one of the two is
+    /// required.
     #[serde(default)]
     pub delay_us: Option<f64>,
-    /// Link impairments (seed 001's analyzer/emulator), applied in both directions.
+    /// Link impairments (seed 001's analyzer/emulator), applied in both directions. Absent: a
+    /// perfect link.
     #[serde(default)]
     pub impairment: Option<ImpairmentSpec>,
 }
@@ -224,26 +298,26 @@ pub struct LinkSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpairmentSpec {
-    /// Probability that a cell is lost on the link, in [0, 1].
+    /// Probability that a cell is lost on the link, in [0, 1] (default 0).
     #[serde(default)]
     pub loss_probability: f64,
-    /// Probability that a cell's payload is errored, in [0, 1].
+    /// Probability that a cell's payload is errored, in [0, 1] (default 0).
     #[serde(default)]
     pub error_probability: f64,
     /// Probability that a cell's header is corrupted into that of another connection crossing
-    /// the link (lost to its own, misinserted into the other), in [0, 1].
+    /// the link (lost to its own, misinserted into the other), in [0, 1] (default 0).
     #[serde(default)]
     pub misinsertion_probability: f64,
-    /// Constant extra delay, us (>= 0).
+    /// Constant extra delay, us (>= 0, default 0).
     #[serde(default)]
     pub extra_delay_us: f64,
-    /// Extra delay drawn uniformly from [0, delay_variation_us] per cell, us (>= 0); cells keep
-    /// their order (a cell never overtakes the one before it).
+    /// Extra delay drawn uniformly from [0, delay_variation_us] per cell, us (>= 0, default 0);
+    /// cells keep their order (a cell never overtakes the one before it).
     #[serde(default)]
     pub delay_variation_us: f64,
     /// Cells to lose deterministically in the direction a -> b: their numbers in the order
     /// they enter the link, counted from 1 (an emulator's scripted loss, for experiments that
-    /// need one known drop).
+    /// need one known drop). Default: none.
     #[serde(default)]
     pub drop_cells_a_to_b: Vec<u64>,
     /// The same for the direction b -> a.

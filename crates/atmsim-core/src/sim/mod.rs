@@ -24,10 +24,10 @@ mod forward;
 mod sample;
 mod summary;
 
-pub use crate::cac::calls::{CallClass, CALL_BATCHES};
 pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
+pub use calls::{CallClass, CALL_BATCHES};
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
