@@ -66,6 +66,27 @@ def test_map_table_and_header_forms(capsys) -> None:
     assert json.loads(capsys.readouterr().out)["cells_per_tsdu"] == 12
 
 
+def test_map_header_presets(capsys) -> None:
+    # udp = UDP 8 + IP 20 + LLC/SNAP 8 = 36 bytes, the same as giving the number
+    assert main([*MAP_ARGS, "--header", "udp", "--json"]) == 0
+    udp = json.loads(capsys.readouterr().out)
+    assert main([*MAP_ARGS, "--header", "36", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == udp
+    assert udp["input"]["header_bytes"] == 36
+    assert udp["cells_per_tsdu"] == math.ceil((512 + 36 + 8) / 48) == 12
+    assert atmsim.map_traffic(10, 2, 10_000, 512, "udp") == atmsim.map_traffic(10, 2, 10_000, 512, 36)
+    # 1008-byte TSDUs: 1008 + 36 + 8 = 1052 bytes -> 22 cells with udp, 1008 + 48 + 8 = 1064 -> 23 with tcp
+    assert atmsim.map_traffic(10, 2, 0, 1008, "udp")["cells_per_tsdu"] == 22 == math.ceil(1052 / 48)
+    assert atmsim.map_traffic(10, 2, 0, 1008, "tcp")["cells_per_tsdu"] == 23 == math.ceil(1064 / 48)
+    # the help names each preset and the bytes it counts
+    assert main(["map", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "tcp|udp|none|BYTES" in text
+    assert "tcp = TCP 20 + IP 20 + LLC/SNAP 8 = 48" in text
+    assert "udp = UDP 8 + IP 20 + LLC/SNAP 8 = 36" in text
+    assert "none = 0" in text
+
+
 def test_map_api() -> None:
     m = atmsim.map_traffic(10, 2, 10_000, 512, "tcp")
     assert m["cells_per_tsdu"] == 12 and m["aal5"]["mbs_cells"] == 235
@@ -90,7 +111,7 @@ def test_map_api() -> None:
         (["--mean-mbps", "20"], "--mean-mbps"),  # mean > max
         (["--burst-bytes", "-1"], "--burst-bytes"),
         (["--tsdu-bytes", "0"], "--tsdu-bytes"),
-        (["--header", "udp"], "--header"),
+        (["--header", "ip"], "--header"),
         (["--header", "-3"], "--header"),
         (["--tsdu-bytes", "65535", "--header", "tcp"], "--header"),  # more than one AAL5 frame
         (["--max-mbps", "fast"], "--max-mbps"),  # click's own type check

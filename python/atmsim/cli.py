@@ -450,8 +450,9 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
 @click.option("--mean-mbps", type=float, required=True, help="Mean rate of user data mean_R, Mb/s (0 < mean <= max).")
 @click.option("--burst-bytes", type=int, required=True, help="Burst B of user data, bytes (>= 0).")
 @click.option("--tsdu-bytes", type=int, required=True, help="User bytes per TSDU, each one AAL5 frame (>= 1).")
-@click.option("--header", default="none", show_default=True, metavar="tcp|none|BYTES",
-              help="Encapsulation bytes per TSDU: tcp = TCP 20 + IP 20 + LLC/SNAP 8 = 48, none = 0, or a number.")
+@click.option("--header", default="none", show_default=True, metavar="tcp|udp|none|BYTES",
+              help="Encapsulation bytes added to each TSDU before AAL5: tcp = TCP 20 + IP 20 + LLC/SNAP 8 "
+                   "= 48, udp = UDP 8 + IP 20 + LLC/SNAP 8 = 36, none = 0, or a number of bytes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the mapping as JSON.")
 def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header: str, as_json: bool) -> None:
     """Map application traffic to PCR / SCR / MBS (seed 001 section 6.1, Table 7).

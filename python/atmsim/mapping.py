@@ -24,9 +24,13 @@ from .errors import ScenarioError
 
 __all__ = ["map_traffic", "parse_header", "HEADER_PRESETS", "MAX_AAL5_SDU"]
 
-#: ``--header`` names: ``tcp`` = TCP 20 + IP 20 + LLC/SNAP 8 bytes (RFC 2684; seed 000 section 6),
-#: ``none`` = no encapsulation.
-HEADER_PRESETS = {"tcp": 48, "none": 0}
+#: ``--header`` names and the bytes each adds to a TSDU before AAL5:
+#: ``tcp`` = TCP 20 + IP 20 + LLC/SNAP 8 = 48 (RFC 2684; seed 000 section 6; the core's
+#: ``transport::tcp::TCP_IP_LLC_BYTES`` and ``policing::TCP_IP_BYTES`` + ``wire::LLC_SNAP``),
+#: ``udp`` = UDP 8 + IP 20 + LLC/SNAP 8 = 36, ``none`` = no encapsulation (0).
+HEADER_PRESETS = {"tcp": 20 + 20 + 8, "udp": 8 + 20 + 8, "none": 0}
+
+_HEADER_CHOICES = "tcp, udp, none or a number of bytes"
 
 #: Largest AAL5 CPCS-SDU (ITU-T I.363.5): a TSDU plus its header must fit in one frame.
 MAX_AAL5_SDU = 65535
@@ -36,9 +40,9 @@ MAX_BURST_BYTES = 2**63 - 1
 
 
 def parse_header(value: str | int, name: str = "header") -> int:
-    """``"tcp"`` (48), ``"none"`` (0) or a number of bytes >= 0."""
+    """``"tcp"`` (48), ``"udp"`` (36), ``"none"`` (0) or a number of bytes >= 0."""
     if isinstance(value, bool):
-        raise ScenarioError("", name, f"must be tcp, none or a number of bytes, got {value!r}")
+        raise ScenarioError("", name, f"must be {_HEADER_CHOICES}, got {value!r}")
     if isinstance(value, int):
         n = value
     else:
@@ -48,7 +52,7 @@ def parse_header(value: str | int, name: str = "header") -> int:
         try:
             n = int(text)
         except ValueError:
-            raise ScenarioError("", name, f"must be tcp, none or a number of bytes, got {value!r}") from None
+            raise ScenarioError("", name, f"must be {_HEADER_CHOICES}, got {value!r}") from None
     if not 0 <= n <= MAX_AAL5_SDU:
         raise ScenarioError("", name, f"must be between 0 and {MAX_AAL5_SDU} bytes, got {n}")
     return n
@@ -87,8 +91,8 @@ def map_traffic(
 
     ``max_mbps`` / ``mean_mbps``: maximum and mean rate of user data, Mb/s (0 < mean <= max);
     ``burst_bytes``: burst B of user data, bytes (>= 0); ``tsdu_bytes``: bytes per TSDU (>= 1);
-    ``header``: encapsulation bytes per TSDU, ``"tcp"`` (TCP + IP + LLC/SNAP = 48), ``"none"``
-    (0) or an integer. TSDU + header must fit one AAL5 frame (<= 65535 bytes).
+    ``header``: encapsulation bytes per TSDU, ``"tcp"`` (TCP 20 + IP 20 + LLC/SNAP 8 = 48),
+    ``"udp"`` (UDP 8 + IP 20 + LLC/SNAP 8 = 36), ``"none"`` (0) or an integer. TSDU + header must fit one AAL5 frame (<= 65535 bytes).
 
     Returns ``{"input": {...}, "cells_per_tsdu": n, "plain": {...}, "aal5": {...}}``, each form
     with ``pcr_cells_per_s``, ``scr_cells_per_s``, ``pcr_mbps``, ``scr_mbps`` (Mb/s of 53-byte

@@ -40,6 +40,26 @@ pub fn mbps_to_bps(mbps: f64) -> u64 {
     (mbps * 1e6).round().max(1.0) as u64
 }
 
+/// A rate in Mb/s that is a whole number of bit/s, to within the rounding of the decimal into
+/// an f64 (4.24 Mb/s is 4,240,000 bit/s although the f64 nearest 4.24 lies a little above it):
+/// that number; `None` for a rate with a fraction of a bit/s (2.97607421875 Mb/s) or below
+/// 1 bit/s.
+pub fn whole_bps(mbps: f64) -> Option<u64> {
+    let bps = mbps * 1e6;
+    let whole = bps.round();
+    // two roundings (decimal -> f64, x 1e6) move a whole number by at most 2 ulp
+    (whole >= 1.0 && whole < 2f64.powi(63) && (bps - whole).abs() <= whole * 4.0 * f64::EPSILON)
+        .then_some(whole as u64)
+}
+
+/// A source's rate in Mb/s to the integer bit/s its [`Pacer`] runs at, never above the rate: the
+/// whole number of bit/s it is ([`whole_bps`]), otherwise rounded down (at least 1). So a source
+/// set to a contract's PCR or SCR never sends faster than the contract (whose GCRA increment,
+/// `policing::increment_ps`, is the exact 1/rate rounded down).
+pub fn source_bps(mbps: f64) -> u64 {
+    whole_bps(mbps).unwrap_or_else(|| (mbps * 1e6).floor().max(1.0) as u64)
+}
+
 /// Time to send one cell at `rate_bps`, rounded down (the exact value is carried by [`Pacer`]).
 pub fn cell_time_ps(rate_bps: u64) -> SimDuration {
     CELL_BIT_PS / rate_bps
@@ -161,6 +181,19 @@ mod tests {
         assert_eq!(secs_to_ps(1.5), 1_500_000_000_000);
         assert_eq!(us_to_ps(5.0), 5_000_000);
         assert_eq!(mbps_to_bps(149.76), 149_760_000);
+        assert_eq!(whole_bps(4.24), Some(4_240_000));
+        assert_eq!(whole_bps(33.333333), Some(33_333_333));
+        assert_eq!(whole_bps(0.000001), Some(1));
+        assert_eq!(whole_bps(2.97607421875), None);
+        assert_eq!(whole_bps(100.0000001), None); // 0.1 bit/s above a whole number
+        assert_eq!(whole_bps(1e-7), None);
+        // a source's rate is never rounded up: 11.904296875 Mb/s runs at 11,904,296 bit/s
+        // (mbps_to_bps, for line rates, gives the nearest, 11,904,297)
+        assert_eq!(source_bps(11.904296875), 11_904_296);
+        assert_eq!(mbps_to_bps(11.904296875), 11_904_297);
+        assert_eq!(source_bps(2.97607421875), 2_976_074);
+        assert_eq!(source_bps(149.76), 149_760_000);
+        assert_eq!(source_bps(1e-9), 1);
         assert!((ps_to_secs(2_500_000_000_000) - 2.5).abs() < 1e-15);
     }
 }

@@ -301,6 +301,92 @@ fn a_shaped_source_always_passes_upc() {
 }
 
 #[test]
+fn a_source_sending_exactly_the_mapped_contract_passes_upc() {
+    // issue 18: seed 001 Table 7 (overhead-aware form) for max 10 Mb/s, mean 2.5 Mb/s, bursts of
+    // 10 TSDUs of 1024 bytes with TCP/IP and LLC/SNAP headers (48 bytes): 23 cells per TSDU,
+    // PCR 11.904296875 and SCR 2.97607421875 Mb/s (fractions of a bit/s: 11,904,296.875 and
+    // 2,976,074.21875 bit/s), MBS 230. Every source below sends at most the contract; the UPC
+    // must find every cell conforming (CDVT 0, so there is no slack for rounding).
+    use atmsim_core::policing::{increment_ps, AppTraffic};
+    use atmsim_core::transport::tcp::TCP_IP_LLC_BYTES;
+    let app = AppTraffic::from_mbps(10.0, 2.5, 10 * 1024, 1024, TCP_IP_LLC_BYTES);
+    let d = app.map_aal5();
+    assert_eq!(app.cells_per_tsdu(), 23);
+    assert_eq!(
+        (d.pcr_mbps(), d.scr_mbps(), d.mbs_cells),
+        (11.904296875, 2.97607421875, 230)
+    );
+    let (dur, stop) = (2.0, 1.9);
+    let vbr = json!({"pcr_mbps": d.pcr_mbps(), "cdvt_us": 0.0, "scr_mbps": d.scr_mbps(), "mbs_cells": d.mbs_cells});
+    for form in ["virtual_scheduling", "leaky_bucket"] {
+        let upc = json!({"pcr_action": "discard", "scr_action": "tag", "form": form});
+        let conn = |category: &str, source: Value, contract: &Value| {
+            json!({"name": "c", "route": ["h", "A", "B", "d"], "category": category,
+                   "source": source, "contract": contract, "upc": upc})
+        };
+        // every cell that reached the UPC passed it untouched and was delivered (cells still in
+        // a shaper at the end count as in flight); returns the cells policed
+        let check = |s: &Summary, what: &str| {
+            let c = &s.connections["c"];
+            assert_eq!(
+                (
+                    c.upc_tagged.unwrap(),
+                    c.upc_discarded.unwrap(),
+                    c.cells_dropped
+                ),
+                (0, 0, 0),
+                "{form} {what}"
+            );
+            assert_eq!(c.cells_delivered, c.upc_cells.unwrap(), "{form} {what}");
+            assert_eq!(
+                c.cells_sent,
+                c.cells_delivered + c.cells_in_flight,
+                "{form} {what}"
+            );
+            c.upc_cells.unwrap()
+        };
+        // (1) CBR at exactly SCR under the VBR contract
+        let cbr_scr = json!({"kind": "cbr", "rate_mbps": d.scr_mbps(), "stop_s": stop});
+        let n = check(
+            &run(&one_conn(conn("nrt-vbr", cbr_scr, &vbr), json!({}), dur)),
+            "CBR at SCR",
+        );
+        // floor(1.9 s x 2,976,074 bit/s / 424) + 1 cells (the first at 0)
+        assert_eq!(n, 1_900_000 * 2_976_074 / 424_000_000 + 1);
+        // (2) CBR at exactly PCR (11,904,296.875 bit/s: the source never rounds its rate up)
+        // under a peak-rate contract
+        let cbr_pcr = json!({"kind": "cbr", "rate_mbps": d.pcr_mbps(), "stop_s": stop});
+        let pcr_only = json!({"pcr_mbps": d.pcr_mbps(), "cdvt_us": 0.0});
+        check(
+            &run(&one_conn(
+                conn("cbr", cbr_pcr.clone(), &pcr_only),
+                json!({}),
+                dur,
+            )),
+            "CBR at PCR",
+        );
+        // (3) the same CBR at PCR shaped to the VBR contract: a burst of MBS cells at PCR, then
+        // cells at exactly the SCR bucket's boundary (the tightest conforming stream)
+        let mut shaped = cbr_pcr;
+        shaped["shape"] = true.into();
+        let n = check(
+            &run(&one_conn(conn("nrt-vbr", shaped, &vbr), json!({}), dur)),
+            "shaped to the contract",
+        );
+        // the shaper holds cells back only as far as the contract requires: cell k leaves at
+        // k x Ts - BT (k >= MBS), so about (stop + BT) / Ts + 1 cells leave before the source
+        // stops and the rest go on at SCR until the run ends
+        let (t, ts) = (increment_ps(d.pcr_mbps()), increment_ps(d.scr_mbps()));
+        let bt = (d.mbs_cells as u64 - 1) * (ts - t);
+        let expect = (2_000_000_000_000 + bt) / ts + 1;
+        assert!(
+            n.abs_diff(expect) <= 1,
+            "{form}: {n} shaped cells, {expect} expected"
+        );
+    }
+}
+
+#[test]
 fn permanent_connections_are_admitted_abr_on_its_mcr() {
     let mk = |pcrs: &[f64], abr_mcr: f64| {
         let mut nodes = vec![

@@ -611,9 +611,11 @@ mod tests {
         assert_eq!(s.acr, 32.0);
         drive_more(&mut s, 2);
         assert_eq!(s.acr, 16.0);
-        // a BRM with BN = 0 resets the count (and rule 8 raises ACR)
+        // a BRM with BN = 0 resets the count (and rule 8 raises ACR); it arrives at the time of
+        // the last cell sent, as in a run (time never goes back: the source integrates ACR
+        // over time from `acr_t`)
         s.on_brm(
-            0,
+            s.last_tx.unwrap(),
             &RmFields {
                 er: 1000.0,
                 ccr: 0.0,

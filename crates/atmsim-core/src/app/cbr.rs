@@ -3,7 +3,7 @@
 //! `traffic.rs`.
 
 use super::{Application, Ctx};
-use crate::time::{mbps_to_bps, Pacer, SimTime};
+use crate::time::{source_bps, Pacer, SimTime};
 
 /// Cells evenly spaced at a fixed rate from `start` until `stop` (CBR, and persistent sources
 /// sending at their peak rate).
@@ -17,7 +17,7 @@ pub struct Cbr {
 impl Cbr {
     pub fn new(rate_mbps: f64, start: SimTime, stop: SimTime) -> Self {
         Cbr {
-            pacer: Pacer::new(mbps_to_bps(rate_mbps)),
+            pacer: Pacer::new(source_bps(rate_mbps)),
             start,
             stop,
         }

@@ -4,7 +4,7 @@
 
 use super::{Application, Ctx};
 use crate::rng::Rng;
-use crate::time::{mbps_to_bps, Pacer, SimTime};
+use crate::time::{source_bps, Pacer, SimTime};
 use rand_distr::{Distribution, Exp};
 
 /// ON-OFF: cells at `peak` while ON. Deterministic periods: ON `duty x period`, OFF the rest.
@@ -32,7 +32,7 @@ impl OnOff {
     ) -> Self {
         let period = period_s * 1e12;
         OnOff {
-            pacer: Pacer::new(mbps_to_bps(peak_mbps)),
+            pacer: Pacer::new(source_bps(peak_mbps)),
             on_mean: duty * period,
             off_mean: (1.0 - duty) * period,
             exponential,

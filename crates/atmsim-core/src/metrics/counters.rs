@@ -103,7 +103,9 @@ impl DelayHistogram {
         } else {
             let e = (i / 64 - 1) as u32;
             let m = (i - e as usize * 64) as u64;
-            (m << e, ((m + 1) << e) - 1)
+            // hi = lo + 2^e - 1, written so the last bin (m = 127, e = 57) ends at u64::MAX
+            // without computing 128 << 57 = 2^64
+            (m << e, (m << e) + ((1u64 << e) - 1))
         }
     }
 

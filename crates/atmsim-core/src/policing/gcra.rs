@@ -7,27 +7,56 @@
 //!
 //! Units and the one rounding point. Times are integer picoseconds ([`SimTime`]). Rates are Mb/s
 //! of 53-byte cells on the wire, as everywhere in the core. A rate becomes a GCRA increment in one
-//! place, [`increment_ps`]: `floor(424e12 / mbps_to_bps(rate))` picoseconds. Rounding down makes the
-//! policer at most 1 ps per cell more tolerant than the exact rate, so a source paced by
-//! [`crate::time::Pacer`] at exactly the contract's PCR (which emits at `ceil(n x 424e12 / bps)`)
-//! is always conforming. The burst tolerance is then computed from the two integer increments,
-//! BT = (MBS - 1) x (Ts - T), so a burst of exactly MBS cells at PCR passes and the next one fails,
-//! with no rounding at the boundary.
+//! place, [`increment_ps`]: the exact `424e6 / rate_mbps` picoseconds rounded down once, with no
+//! rounding of the rate before (a rate of 2.97607421875 Mb/s, 2,976,074.21875 bit/s, gets
+//! 142,469,565 ps, not the 142,469,575 ps of 2,976,074 bit/s). Rounding down makes the policer
+//! less than 1 ps per cell more tolerant than the exact rate, never less tolerant, so a source at
+//! exactly the contract's rate is always conforming: one whose cells are timed from the exact
+//! rate, and one paced by [`crate::time::Pacer`] at the source's integer bit/s
+//! ([`crate::time::source_bps`], never above the rate; it emits at `ceil(n x 424e12 / bps)`). A
+//! rate that is a whole number of bit/s ([`crate::time::whole_bps`]) gives
+//! `floor(424e12 / bps)`, the Pacer's own interval. The burst tolerance is then computed from the
+//! two integer increments, BT = (MBS - 1) x (Ts - T), so a burst of exactly MBS cells at PCR
+//! passes and the next one fails, with no rounding at the boundary.
 //!
 //! The GCRA state changes only for conforming cells; both forms are exact in integers and agree
 //! on every cell (the invariant `X + LCT == TAT` holds after every step, see the tests). Arrival
 //! times given to a GCRA must not decrease.
 
-use crate::time::{cell_time_ps, mbps_to_bps, SimDuration, SimTime, CELL_BITS};
+use crate::time::{cell_time_ps, whole_bps, SimDuration, SimTime, CELL_BITS, CELL_BIT_PS};
 
 // ---------------------------------------------------------------------------------------------
 // Rates, increments, burst tolerance
 // ---------------------------------------------------------------------------------------------
 
 /// GCRA increment T = 1/rate in picoseconds for a rate in Mb/s of 53-byte cells: the single
-/// rounding point, `floor(424e12 / mbps_to_bps(rate_mbps))` (see the module doc for why down).
+/// rounding point, `floor(424e6 / rate_mbps)` computed exactly from the rate, never above the
+/// exact value and less than 1 ps below it (see the module doc for why down). A rate that is a
+/// whole number of bit/s ([`whole_bps`]: 4.24 Mb/s) gives `floor(424e12 / bps)` for that number.
+/// Rates below 1 bit/s (and NaN) count as 1 bit/s.
 pub fn increment_ps(rate_mbps: f64) -> SimDuration {
-    cell_time_ps(mbps_to_bps(rate_mbps))
+    if let Some(bps) = whole_bps(rate_mbps) {
+        return cell_time_ps(bps);
+    }
+    if rate_mbps.is_nan() || rate_mbps * 1e6 < 1.0 {
+        return CELL_BIT_PS;
+    }
+    floor_cell_ps(rate_mbps)
+}
+
+/// `floor(424e6 / rate_mbps)` exactly, for a finite rate of at least 1 bit/s: the f64 is
+/// `m x 2^e` with an integer mantissa `m`, so the quotient is `424e6 x 2^-e / m`, an integer
+/// division in u128 (a rate of at least 1e-6 Mb/s has `e >= -73`, and 424e6 < 2^29).
+fn floor_cell_ps(rate_mbps: f64) -> SimDuration {
+    let bits = rate_mbps.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52); // normal: rate >= 1e-6
+    let e = biased - 1075;
+    if e >= 0 {
+        return 0; // rate >= 2^52 Mb/s: less than 1 ps per cell
+    }
+    let num = ((CELL_BIT_PS / 1_000_000) as u128) << (-e) as u32;
+    (num / m as u128).min(SimDuration::MAX as u128) as SimDuration
 }
 
 /// Cells per second to Mb/s of 53-byte cells.
@@ -337,7 +366,7 @@ impl DualGcra {
 mod tests {
     use super::*;
     use crate::policing::{Contract, ScrStream, Upc, UpcAction, UpcOutcome};
-    use crate::time::{Pacer, PS_PER_S};
+    use crate::time::{mbps_to_bps, source_bps, Pacer, PS_PER_S};
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -501,10 +530,91 @@ mod tests {
         assert_eq!(max_burst_cells(5, 10, 10), u64::MAX);
     }
 
+    /// Is `inc` = floor(424e12 x den / num), the exact increment of a rate of num/den bit/s?
+    fn is_exact_floor(inc: u64, num: u128, den: u128) -> bool {
+        let target = CELL_BIT_PS as u128 * den;
+        inc as u128 * num <= target && (inc as u128 + 1) * num > target
+    }
+
+    #[test]
+    fn increment_is_the_exact_interval_rounded_down() {
+        // issue 18: the SCR of 1024-byte TSDUs with TCP/IP/LLC headers at a mean 2.5 Mb/s is
+        // 23 cells x 312,500 / 1024 TSDU/s = 2.97607421875 Mb/s = 95,234,375 / 32 bit/s; the
+        // exact increment is 142,469,565.2 ps (not floor(424e12 / 2,976,074) = 142,469,575)
+        assert_eq!(increment_ps(2.97607421875), 142_469_565);
+        assert!(is_exact_floor(142_469_565, 95_234_375, 32));
+        // its PCR, 11.904296875 Mb/s = 380,937,500 / 32 bit/s (not floor(424e12 / 11,904,297))
+        assert_eq!(increment_ps(11.904296875), 35_617_391);
+        assert!(is_exact_floor(35_617_391, 380_937_500, 32));
+        // whole numbers of bit/s: the Pacer's floor(424e12 / bps), whatever the f64 rounding
+        // of the decimal (4.24 Mb/s -> 1e8 ps, although the f64 4.24 is a little above 4.24)
+        assert_eq!(increment_ps(4.24), 100_000_000);
+        assert_eq!(increment_ps(100.0), 4_240_000);
+        assert_eq!(increment_ps(149.76), cell_time_ps(149_760_000));
+        // below 1 bit/s: 1 bit/s
+        assert_eq!(increment_ps(1e-9), CELL_BIT_PS);
+        assert_eq!(increment_ps(f64::NAN), CELL_BIT_PS);
+
+        let mut rng = ChaCha8Rng::seed_from_u64(18);
+        // rates k / 2^j Mb/s: exact in f64, so the exact increment is 424e6 x 2^j / k ps
+        for _ in 0..200_000 {
+            let j = rng.random_range(0..=40u32);
+            let lo = ((1e-3 * (1u64 << j) as f64) as u64).max(1);
+            let hi = ((700.0 * (1u64 << j) as f64) as u64).min(1 << 53);
+            let k = rng.random_range(lo..=hi);
+            let rate = k as f64 / (1u64 << j) as f64;
+            let inc = increment_ps(rate);
+            // rate in bit/s = k x 1e6 / 2^j
+            assert!(
+                is_exact_floor(inc, k as u128 * 1_000_000, 1u128 << j),
+                "{rate} Mb/s: {inc}"
+            );
+        }
+        // whole numbers of bit/s from 1 bit/s to 2.4 Gb/s, as decimals in Mb/s
+        for _ in 0..200_000 {
+            let bps = match rng.random_range(0..3u32) {
+                0 => rng.random_range(1..10_000u64),
+                1 => rng.random_range(1..1_000u64) * 1000,
+                _ => rng.random_range(1..2_400_000_000u64),
+            };
+            let inc = increment_ps(bps as f64 / 1e6);
+            assert!(is_exact_floor(inc, bps as u128, 1), "{bps} bit/s: {inc}");
+            assert_eq!(inc, cell_time_ps(bps));
+        }
+    }
+
+    #[test]
+    fn cells_at_the_exact_rate_conform() {
+        // cells timed from the exact rate (the n-th at ceil(n x 424e12 / bps), bps fractional)
+        // conform to GCRA(1/rate, 0): each gap is at least floor(exact) = T
+        for &(num, den) in &[(95_234_375u128, 32u128), (380_937_500, 32), (33_333_333, 7)] {
+            let rate = num as f64 / den as f64 / 1e6;
+            for form in [GcraForm::VirtualScheduling, GcraForm::LeakyBucket] {
+                let mut g = Gcra::from_mbps(form, rate, 0);
+                for n in 1..200_000u128 {
+                    let t = (n * CELL_BIT_PS as u128 * den).div_ceil(num) as u64;
+                    assert!(g.conforms(t), "{rate} Mb/s, cell {n} at {t}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn cbr_exactly_at_pcr_with_zero_cdvt_fully_conforms() {
-        for &mbps in &[149.76, 155.52, 10.0, 1.0, 0.064, 33.333333, 100.0] {
-            let bps = mbps_to_bps(mbps);
+        for &mbps in &[
+            149.76,
+            155.52,
+            10.0,
+            1.0,
+            0.064,
+            33.333333,
+            100.0,
+            11.904296875,
+            2.97607421875,
+            7.0000005,
+        ] {
+            // the rate a CBR source runs at (never rounded up)
+            let bps = source_bps(mbps);
             for form in [GcraForm::VirtualScheduling, GcraForm::LeakyBucket] {
                 let mut g = Gcra::from_mbps(form, mbps, 0);
                 let mut pacer = Pacer::new(bps);
