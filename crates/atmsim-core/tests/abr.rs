@@ -644,3 +644,194 @@ fn connection_series_counts_data_cells_like_the_summary() {
         assert_eq!(n, (dur / dt).round() as usize);
     }
 }
+
+/// The parking lot of `scenarios/examples/abr-parking-lot.toml` (switches S1-S4 joined by
+/// 155.52 Mb/s, 200 km trunks; `long` S1..S4, `ab` S1-S2, `bc1`, `bc2` S2-S3, `cd` S3-S4), ERICA
+/// with delta = 0 at every switch and VS/VD at switch `vsvd` (None: no VS/VD).
+fn vsvd_parking_lot(vsvd: Option<usize>, warmup_s: f64) -> (Summary, Vec<&'static str>, Vec<f64>) {
+    const L: f64 = 155.52;
+    let conns = [
+        ("long", 0usize, 3usize),
+        ("ab", 0, 1),
+        ("bc1", 1, 2),
+        ("bc2", 1, 2),
+        ("cd", 2, 3),
+    ];
+    let sw = ["S1", "S2", "S3", "S4"];
+    let mut nodes: Vec<Value> = sw
+        .iter()
+        .enumerate()
+        .map(|(k, s)| json!({"name": s, "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.005,
+                                                                     "delta": 0.0, "vsvd": vsvd == Some(k)}}))
+        .collect();
+    let mut links: Vec<Value> = (0..3)
+        .map(|l| json!({"a": sw[l], "b": sw[l + 1], "rate_mbps": L, "length_km": 200.0}))
+        .collect();
+    let (mut cs, mut paths) = (vec![], vec![]);
+    for (name, from, to) in conns {
+        let (h, d) = (format!("h_{name}"), format!("d_{name}"));
+        nodes.push(json!({"name": h, "kind": "host"}));
+        nodes.push(json!({"name": d, "kind": "host"}));
+        links.push(json!({"a": h, "b": sw[from], "rate_mbps": L, "length_km": 1.0}));
+        links.push(json!({"a": sw[to], "b": d, "rate_mbps": L, "length_km": 1.0}));
+        let mut route = vec![json!(h)];
+        route.extend((from..=to).map(|k| json!(sw[k])));
+        route.push(json!(d));
+        cs.push(
+            json!({"name": name, "route": route, "category": "abr", "abr": {"icr_mbps": 20.0},
+                       "source": {"kind": "persistent"}}),
+        );
+        paths.push((from..to).collect::<Vec<usize>>());
+    }
+    let sc = json!({"description": "parking lot with VS/VD", "run": {"duration_s": 1.5, "warmup_s": warmup_s},
+                    "nodes": nodes, "links": links, "connections": cs});
+    let expect = water_fill(&[0.9 * L; 3], &paths, &[f64::INFINITY; 5]);
+    (run(&sc), conns.iter().map(|c| c.0).collect(), expect)
+}
+
+/// The cell rate (data + RM) a segment flow used after warm-up.
+fn used_rate(c: &atmsim_core::metrics::ConnectionSummary) -> f64 {
+    (c.throughput_mbps * 53.0 / 48.0) * c.cells_sent as f64
+        / (c.cells_sent - c.rm_cells_sent) as f64
+}
+
+#[test]
+fn vsvd_at_each_parking_lot_switch_settles_at_max_min_with_bounded_queues() {
+    // issue 18 item 1: with VS/VD at S2, S2->S3 (the VS/VD switch's own port, the bottleneck of
+    // long, bc1, bc2) reached 109,067 cells and bc1, bc2 settled at 84 Mb/s against 46.66
+    let (reference, ..) = vsvd_parking_lot(None, 0.0);
+    for k in [None, Some(0), Some(1), Some(2), Some(3)] {
+        let (s, names, expect) = vsvd_parking_lot(k, 1.0);
+        for (i, name) in names.iter().enumerate() {
+            // every segment of the connection carries the max-min rate (within 2%)
+            let segs: Vec<_> = s
+                .connections
+                .iter()
+                .filter(|(n, _)| *n == name || n.starts_with(&format!("{name}.seg")))
+                .filter(|(n, _)| !n.ends_with(".reverse"))
+                .collect();
+            assert!(!segs.is_empty());
+            for (n, c) in segs {
+                let used = used_rate(c);
+                assert!(
+                    (used / expect[i] - 1.0).abs() < 0.02,
+                    "VS/VD at {k:?}: {n} uses {used} vs max-min {}",
+                    expect[i]
+                );
+                // the source (host or virtual) is held at the rate it uses
+                let acr = c.acr_final_mbps.unwrap();
+                assert!(
+                    (acr / expect[i] - 1.0).abs() < 0.02 || n.contains(".seg"),
+                    "VS/VD at {k:?}: {n} ACR {acr} vs {}",
+                    expect[i]
+                );
+            }
+        }
+        // conservation per segment flow (forward and backward)
+        for (n, c) in &s.connections {
+            assert_eq!(
+                c.cells_sent,
+                c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+                "VS/VD at {k:?}: {n}"
+            );
+            assert_eq!(c.cells_dropped, 0, "VS/VD at {k:?}: {n}");
+        }
+        // steady state (after 1 s): ERICA at 90% target keeps every port's queue at a few
+        // cells (2 at most measured); 50 leaves room for RM-cell bunching
+        for (n, p) in &s.ports {
+            assert!(
+                p.max_queue_cells < 50,
+                "VS/VD at {k:?}: port {n} {}",
+                p.max_queue_cells
+            );
+        }
+        // queues over the whole run, start-up included (ICR 20 Mb/s; before ERICA's first 5 ms
+        // interval closes a port's FairShare is its whole target, so S2->S3 queues about 1,800
+        // cells at start-up with or without VS/VD). Bound: 2,200 cells, 6 ms of a trunk: the
+        // first 5 ms interval, in which every port gives its whole target, and half a trunk
+        // round trip for the first measured feedback to arrive; before the fix the VS/VD port
+        // grew to 109,067.
+        // A virtual source's queue: below 733 cells (2 ms of a trunk, one trunk round trip)
+        // and back to at most 10 cells at the end.
+        let (s, ..) = vsvd_parking_lot(k, 0.0);
+        for (n, p) in &s.ports {
+            let (q, q0) = (p.max_queue_cells, reference.ports[n].max_queue_cells);
+            assert!(
+                q < 2_200,
+                "VS/VD at {k:?}: port {n} max queue {q}, without VS/VD {q0}"
+            );
+        }
+        for (n, c) in &s.connections {
+            if let Some(q) = c.source_queue_final_cells {
+                assert!(n.contains(".seg"));
+                assert!(c.source_queue_max_cells.unwrap() < 733, "{n}");
+                assert!(q <= 10, "VS/VD at {k:?}: {n} VS queue {q} at the end");
+            }
+        }
+    }
+}
+
+/// h1, h2 -> A -> B -> C -> d1, d2 with B a virtual source / virtual destination: the A-B hop
+/// is long (2000 km, a 20 ms round trip for the first segment), B->C (100 Mb/s) the bottleneck,
+/// the VS/VD switch's own port. s2 starts at 0.5 s: the virtual source of s1 is cut from 90 to
+/// 45 Mb/s at once, while s1's host keeps sending 90 Mb/s for a round trip of the first segment.
+fn vsvd_transient(drain_s: f64) -> Summary {
+    let mut nodes = vec![
+        json!({"name": "A", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0}}),
+        json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0, "vsvd": true, "vs_drain_s": drain_s}}),
+        json!({"name": "C", "kind": "switch", "abr": {"scheme": "none"}}),
+    ];
+    let mut links = vec![
+        json!({"a": "A", "b": "B", "rate_mbps": C, "length_km": 2000.0}),
+        json!({"a": "B", "b": "C", "rate_mbps": 100.0, "length_km": 100.0}),
+    ];
+    let mut conns = vec![];
+    for i in 1..=2 {
+        nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
+        nodes.push(json!({"name": format!("d{i}"), "kind": "host"}));
+        links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": C, "length_km": 1.0}));
+        links.push(json!({"a": "C", "b": format!("d{i}"), "rate_mbps": C, "length_km": 1.0}));
+        conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", "C", format!("d{i}")], "category": "abr",
+                          "abr": {"icr_mbps": 20.0}, "source": {"kind": "persistent", "start_s": if i == 1 { 0.0 } else { 0.5 }}}));
+    }
+    run(
+        &json!({"description": "VS/VD transient", "run": {"duration_s": 1.5, "warmup_s": 1.0},
+                "nodes": nodes, "links": links, "connections": conns}),
+    )
+}
+
+#[test]
+fn vsvd_queue_drains_after_a_transient() {
+    let s = vsvd_transient(0.005);
+    let fair = 0.9 * 100.0 / 2.0;
+    let q = &s.connections["s1.seg1"];
+    let (qmax, qend) = (
+        q.source_queue_max_cells.unwrap(),
+        q.source_queue_final_cells.unwrap(),
+    );
+    // the transient: about (90 - 45) Mb/s for 20 ms, some 2,000 cells, queue at the VS
+    assert!(qmax > 1_000, "s1.seg1 VS queue max {qmax}");
+    // the queue term drains it: back to near zero long before the end
+    assert!(qend <= 10, "s1.seg1 VS queue {qend} at the end");
+    for name in ["s1", "s1.seg1", "s2", "s2.seg1"] {
+        let c = &s.connections[name];
+        assert!(
+            (used_rate(c) / fair - 1.0).abs() < 0.03,
+            "{name}: {} vs {fair}",
+            used_rate(c)
+        );
+        assert_eq!(c.source_queue_final_cells.is_some(), name.contains(".seg"));
+    }
+    for (n, c) in &s.connections {
+        assert_eq!(
+            c.cells_sent,
+            c.cells_delivered + c.cells_dropped + c.cells_in_flight,
+            "{n}"
+        );
+    }
+    // without the queue term (ER upstream at most the VS's ACR) the queue never drains: the
+    // first segment is held at exactly the rate the virtual source sends
+    let s = vsvd_transient(0.0);
+    let q = s.connections["s1.seg1"].source_queue_final_cells.unwrap();
+    assert!(q > 1_000, "no queue term: s1.seg1 VS queue {q} at the end");
+}

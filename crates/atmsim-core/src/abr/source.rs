@@ -221,6 +221,11 @@ impl AbrSource {
     }
 
     /// The TCP sender feeding this source (TCP over ABR).
+    /// A virtual source (its data comes from the upstream segment of a VS/VD switch).
+    pub fn is_relay(&self) -> bool {
+        matches!(self.feed, Feed::Relay(_))
+    }
+
     pub fn tcp(&self) -> Option<&TcpSender> {
         match &self.feed {
             Feed::Tcp(f) => Some(&f.tcp),

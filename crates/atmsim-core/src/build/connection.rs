@@ -58,6 +58,8 @@ impl Builder<'_> {
             backward,
             vs_endpoint: NONE,
             vs_next: NONE,
+            vs_drain_s: 0.0,
+            vs_fwd: NONE,
             upc: None,
             qos: None,
             rx_next: None,
@@ -229,7 +231,7 @@ impl Builder<'_> {
                     .is_some_and(|a| a.vsvd)
             }));
             bounds.push(n - 1);
-            let mut prev: Option<usize> = None;
+            let mut prev: Option<(usize, u64)> = None;
             for (i, w) in bounds.windows(2).enumerate() {
                 let seg = &c.route[w[0]..=w[1]];
                 let name = if i == 0 {
@@ -274,11 +276,21 @@ impl Builder<'_> {
                 ));
                 flows[fwd].set_rx(0, dst as u32);
                 flows[rev].set_rx(0, src as u32);
-                if let Some(p) = prev {
+                if let Some((p, up_one_way)) = prev {
+                    // the queue term's drain time: vs_drain_s plus two round trips of the
+                    // upstream segment, whose source answers the term only a round trip later
+                    let vs_node = sc.nodes[node_id[&seg[0]] as usize].abr.as_ref();
+                    let drain = vs_node.map_or(0.0, |a| a.vs_drain_s);
                     flows[p].vs_endpoint = src as u32;
                     flows[p].vs_next = fwd as u32;
+                    flows[p].vs_drain_s = if drain > 0.0 {
+                        drain + 4.0 * up_one_way as f64 / 1e12
+                    } else {
+                        0.0
+                    };
+                    flows[rev].vs_fwd = fwd as u32;
                 }
-                prev = Some(fwd);
+                prev = Some((fwd, one_way));
             }
         }
     }

@@ -157,6 +157,9 @@ pub struct ConnectionSummary {
     /// ABR sources: most data cells waiting in the source (finite feeds only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_queue_max_cells: Option<u64>,
+    /// Virtual sources (VS/VD segments after the first): data cells waiting at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queue_final_cells: Option<u64>,
     /// Bidirectional ABR: the other direction's RM cells this end turned around and sent in
     /// rate, and those whose contents a newer one overwrote while waiting (DES rule 3).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -47,6 +47,12 @@ pub struct Flow {
     /// cells on, and its flow (the next segment); NONE otherwise.
     pub(crate) vs_endpoint: u32,
     pub(crate) vs_next: u32,
+    /// With `vs_endpoint`: the drain time of the VS/VD coupling's queue term, seconds (0: none).
+    pub(crate) vs_drain_s: f64,
+    /// The backward flow of an ABR segment that starts at a VS/VD switch: the segment's forward
+    /// flow, whose first port (the switch's own output port) gives its feedback to the BRMs
+    /// before the virtual source takes them; NONE otherwise.
+    pub(crate) vs_fwd: u32,
     /// Usage parameter control at the first switch.
     pub(crate) upc: Option<Box<Upc>>,
     /// Requested QoS.

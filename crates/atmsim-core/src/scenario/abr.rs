@@ -101,6 +101,17 @@ pub struct AbrSchemeSpec {
     /// segment) (default false).
     #[serde(default)]
     pub vsvd: bool,
+    /// Node level, with vsvd: the queue term of the coupling between segments, seconds (>= 0,
+    /// default 0.005). The ER a virtual destination sends upstream is at most
+    /// ACR - Q x 424 / T (Q: the cells waiting in the virtual source's per-VC queue, ACR: the
+    /// virtual source's) and at least ACR / 2, with drain time T = vs_drain_s plus two round
+    /// trips of the upstream segment; 0 turns the queue term off (ER at most ACR).
+    #[serde(default = "default_vs_drain_s")]
+    pub vs_drain_s: f64,
+}
+
+pub(crate) fn default_vs_drain_s() -> f64 {
+    0.005
 }
 
 pub(crate) fn default_target_utilization() -> f64 {

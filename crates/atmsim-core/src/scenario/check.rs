@@ -8,9 +8,10 @@ use super::check_connection::validate_connection;
 use super::{
     class_buffers, default_cac_buffer_cells, default_cac_clr, default_delta, default_erica_plus_a,
     default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
-    default_t0_us, default_target_utilization, non_negative, positive, positive_int, AbrSchemeSpec,
-    CacPolicySpec, CacSpec, CallSpec, CcrSource, DiscardSpec, EricaVariant, NodeKind, ProposeSpec,
-    Res, Scenario, ScenarioError, SchedulerSpec, SchemeKind, SourceKind,
+    default_t0_us, default_target_utilization, default_vs_drain_s, non_negative, positive,
+    positive_int, AbrSchemeSpec, CacPolicySpec, CacSpec, CallSpec, CcrSource, DiscardSpec,
+    EricaVariant, NodeKind, ProposeSpec, Res, Scenario, ScenarioError, SchedulerSpec, SchemeKind,
+    SourceKind,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -129,6 +130,15 @@ pub fn validate(sc: &Scenario) -> Res<()> {
                     format!("{p}.abr.vsvd"),
                     "only a switch can be a virtual source / virtual destination",
                 ));
+            }
+            if a.vs_drain_s != default_vs_drain_s() {
+                if !a.vsvd {
+                    return Err(ScenarioError::new(
+                        format!("{p}.abr.vs_drain_s"),
+                        "only used with vsvd = true",
+                    ));
+                }
+                non_negative(&format!("{p}.abr.vs_drain_s"), a.vs_drain_s)?;
             }
         }
         if let Some(w) = &n.class_weights {
@@ -296,9 +306,10 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             class_buffers(&format!("{pp}.class_buffer_cells"), &ps.class_buffer_cells)?;
             if let Some(a) = &ps.abr {
                 validate_scheme(&format!("{pp}.abr"), a)?;
-                if a.vsvd {
+                if a.vsvd || a.vs_drain_s != default_vs_drain_s() {
+                    let k = if a.vsvd { "vsvd" } else { "vs_drain_s" };
                     return Err(ScenarioError::new(
-                        format!("{pp}.abr.vsvd"),
+                        format!("{pp}.abr.{k}"),
                         "VS/VD is set for the whole switch, in nodes[].abr",
                     ));
                 }

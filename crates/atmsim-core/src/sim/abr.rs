@@ -51,13 +51,21 @@ impl Simulation {
         port.scheme.on_backward(fwd_flow, q, &mut cell.rm);
     }
 
-    /// A virtual destination's turned-around RM cell: its ER is limited by the switch's own
-    /// feedback for the next segment's port and by the virtual source's ACR there.
-    pub(crate) fn couple_vd(&mut self, vs: u32, next: u32, brm: &mut Cell) {
+    /// A virtual destination's turned-around RM cell (the coupling of a VS/VD switch's two
+    /// segments, docs/abr.md "VS/VD"): its ER is limited by the switch's own feedback for the
+    /// next segment's port and by the rate at which the virtual source drains its per-VC
+    /// queue, ACR - Q x 424 / drain (at least ACR / 2; `drain_s` 0: ACR).
+    pub(crate) fn couple_vd(&mut self, vs: u32, next: u32, drain_s: f64, brm: &mut Cell) {
         let fp = self.flows[next as usize].ports[0];
         self.abr_feedback(fp, next, brm);
         if let AnySource::Abr(a) = &self.endpoints[vs as usize].app {
-            brm.rm.er = brm.rm.er.min(a.acr as f32);
+            let drain = if drain_s > 0.0 {
+                let q_mbps = a.backlog as f64 * 424.0 / drain_s / 1e6;
+                (a.acr - q_mbps).max(0.5 * a.acr)
+            } else {
+                a.acr
+            };
+            brm.rm.er = brm.rm.er.min(drain as f32);
         }
     }
 }

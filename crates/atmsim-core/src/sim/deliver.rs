@@ -9,7 +9,7 @@ use crate::wire::{Cell, FrameEvent, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
 
 impl Simulation {
     /// A cell reaches the last node of its flow.
-    pub(crate) fn deliver(&mut self, cell: Cell) {
+    pub(crate) fn deliver(&mut self, mut cell: Cell) {
         let now = self.now;
         let in_window = now >= self.warmup;
         let f = &mut self.flows[cell.flow as usize];
@@ -84,12 +84,19 @@ impl Simulation {
         }
         // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
         // destination; elsewhere everything goes to the application at the far end
-        let (vs, next) = (f.vs_endpoint, f.vs_next);
+        let (vs, next, drain_s) = (f.vs_endpoint, f.vs_next, f.vs_drain_s);
         let e = if vs != NONE && !cell.is_rm() {
             vs
         } else {
             f.rx_endpoint(cell.seg.conn)
         };
+        let vs_fwd = f.vs_fwd;
+        if vs_fwd != NONE && cell.is_rm() {
+            // a BRM of a segment that starts at a VS/VD switch: the switch's own output port
+            // for the segment gives its feedback before the virtual source takes the cell
+            let fp = self.flows[vs_fwd as usize].ports[0];
+            self.abr_feedback(fp, vs_fwd, &mut cell);
+        }
         if e != NONE {
             let ep = &mut self.endpoints[e as usize];
             let mut asks = Asks::default();
@@ -102,7 +109,7 @@ impl Simulation {
             }
             if vs != NONE && e != vs {
                 if let Some(b) = &mut asks.cell {
-                    self.couple_vd(vs, next, b);
+                    self.couple_vd(vs, next, drain_s, b);
                 }
             }
             if !asks.is_empty() {

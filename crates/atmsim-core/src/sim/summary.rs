@@ -224,6 +224,7 @@ impl Simulation {
                         }
                     }),
                     source_queue_max_cells: abr.map(|a| a.max_backlog),
+                    source_queue_final_cells: abr.filter(|a| a.is_relay()).map(|a| a.backlog),
                     brm_turned_around: abr.filter(|a| a.turnaround).map(|a| a.brm_sent),
                     brm_overwritten: abr.filter(|a| a.turnaround).map(|a| a.brm_overwritten),
                 },
