@@ -3,6 +3,7 @@
 use crate::abr::{AbrDest, AbrSource, Feed};
 use crate::build::*;
 use crate::host::AnySource;
+use crate::host::Sar;
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;
@@ -15,7 +16,6 @@ use crate::time::*;
 use crate::transport::tcp::TcpEnd;
 use crate::transport::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::transport::AnyTransport;
-use crate::wire::{aal5_cells, Reassembler};
 use std::collections::{BTreeMap, VecDeque};
 
 /// What building a connection needs to look up: the scenario and the ports built so far.
@@ -46,13 +46,7 @@ impl Builder<'_> {
             name,
             category,
             route: route.to_vec(),
-            // an unframed flow counts no frame cells
-            frame_cells: frame.map_or(0, aal5_cells),
-            framed: frame.is_some(),
-            frame_len: frame.map_or(0, |f| f as u16),
-            tx_seq: 0,
-            tx_in_frame: 0,
-            reasm: Reassembler::default(),
+            sar: Sar::new(frame),
             rx: Vec::new(),
             pair: NONE,
             backward,
@@ -150,8 +144,8 @@ impl Builder<'_> {
                     flows[fwd].pair = rev as u32;
                     flows[rev].pair = fwd as u32;
                     let rx = if tcp {
-                        flows[fwd].framed = true;
-                        flows[rev].framed = true;
+                        flows[fwd].sar.framed = true;
+                        flows[rev].sar.framed = true;
                         let r = TcpEnd::receiver(tcp_params(&c.source));
                         Some((
                             AnySource::Transport(AnyTransport::Tcp(Box::new(r))),
@@ -266,8 +260,8 @@ impl Builder<'_> {
                 let mut des = AbrDest::default();
                 if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
                     des.tcp = Some(Box::new(TcpReceiver::new(tcp_params(&c.source))));
-                    flows[fwd].framed = true;
-                    flows[rev].framed = true;
+                    flows[fwd].sar.framed = true;
+                    flows[rev].sar.framed = true;
                 }
                 endpoints.push(endpoint(
                     rev,

@@ -4,7 +4,9 @@
 //! ([`crate::abr`]). `host` may depend on all three; none of them depends on `host`.
 
 pub mod endpoint;
+pub mod sar;
 pub mod shaper;
 
 pub use endpoint::{tcp_receiver, tcp_sender, AnySource, Endpoint};
+pub use sar::Sar;
 pub use shaper::Shaper;

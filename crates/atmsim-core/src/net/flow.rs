@@ -1,6 +1,6 @@
 //! A flow: one direction of a VC (or of one ABR segment) along a static route.
 
-use crate::host::Shaper;
+use crate::host::{Sar, Shaper};
 use crate::metrics::probe::{ColumnDecl, TableDecl, FLOW_KEY};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
@@ -8,7 +8,7 @@ use crate::net::NONE;
 use crate::policing::Upc;
 use crate::scenario::Category;
 use crate::time::*;
-use crate::wire::{Reassembler, CELL_PAYLOAD};
+use crate::wire::CELL_PAYLOAD;
 
 /// A connection's requested QoS (seed 001 section 4.2): max CTD and peak-to-peak CDV in ps, CLR,
 /// and whether the CLR objective is on the CLP=0 flow (else CLP=0+1).
@@ -27,13 +27,8 @@ pub struct Flow {
     pub route: Vec<String>,
     /// Output ports along the route, the sending host's first.
     pub ports: Vec<u32>,
-    pub(crate) frame_cells: u32,
-    pub(crate) frame_len: u16,
-    /// Cells travel in AAL5 frames (of fixed size `frame_len`, or of any size for transports).
-    pub(crate) framed: bool,
-    pub(crate) tx_seq: u32,
-    pub(crate) tx_in_frame: u32,
-    pub(crate) reasm: Reassembler,
+    /// Segmentation at the sending host, reassembly at the receiving one (AAL5).
+    pub(crate) sar: Sar,
     /// The endpoints at the receiving host that take this flow's cells, by transport connection
     /// within the VC ([`crate::wire::SegHdr::conn`], seed 001's connection bundling): entry 0 is
     /// the application sending on the reverse direction (an ABR destination, a TCP receiver),

@@ -56,11 +56,8 @@ impl Simulation {
         let mut frame_done = None;
         if cell.is_rm() {
             // RM cells take capacity but carry no user data
-        } else if f.framed {
-            match f
-                .reasm
-                .on_cell_checked(cell.seq, cell.is_eof(), cell.len, errored)
-            {
+        } else if f.sar.framed {
+            match f.sar.receive(cell.seq, cell.is_eof(), cell.len, errored) {
                 FrameEvent::None => {}
                 FrameEvent::Delivered { len } => {
                     frame_done = Some((len as u32, cell.seg));

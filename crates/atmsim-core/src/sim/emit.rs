@@ -8,17 +8,7 @@ use crate::wire::{Cell, H_EOF};
 impl Simulation {
     /// Create one cell of `flow` now (AAL5 framing by the flow) and queue it at the host port.
     pub(crate) fn emit(&mut self, flow: u32) {
-        let f = &mut self.flows[flow as usize];
-        let (mut len, mut eof) = (0, false);
-        if f.frame_cells > 0 {
-            len = f.tx_in_frame as u16; // index within the frame (the EOF cell carries the length)
-            f.tx_in_frame += 1;
-            if f.tx_in_frame == f.frame_cells {
-                f.tx_in_frame = 0;
-                eof = true;
-                len = f.frame_len;
-            }
-        }
+        let (len, eof) = self.flows[flow as usize].sar.next_stream_cell();
         self.emit_cell(flow, len, eof, SegHdr::default());
     }
 
@@ -31,12 +21,11 @@ impl Simulation {
         let mut cell = Cell {
             created: now,
             flow,
-            seq: f.tx_seq,
+            seq: f.sar.take_seq(),
             len,
             seg,
             ..Default::default()
         };
-        f.tx_seq = f.tx_seq.wrapping_add(1);
         if eof {
             cell.hdr |= H_EOF;
             if warm {
@@ -97,13 +86,13 @@ impl Simulation {
         cell.hop = 0;
         if cell.is_rm() {
             cell.created = now;
-            cell.seq = f.tx_seq; // not consumed: RM cells are not part of AAL5 frames
+            cell.seq = f.sar.next_seq(); // not consumed: RM cells are not part of AAL5 frames
         }
         if cell.created >= self.warmup {
             f.stats.sent += 1;
             if cell.is_rm() {
                 f.stats.rm_sent += 1;
-            } else if cell.is_eof() && f.framed {
+            } else if cell.is_eof() && f.sar.framed {
                 f.stats.frames_sent += 1;
             }
         }

@@ -20,7 +20,7 @@ impl Simulation {
             self.abr_input(p, &mut cell);
         }
         let mut frame_state = None;
-        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].framed {
+        if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].sar.framed {
             let port = &mut self.ports[p as usize];
             let fd = port.frames.as_mut().expect("checked");
             let st = fd.vcs[cell.flow as usize];

@@ -24,7 +24,7 @@ mod forward;
 mod sample;
 mod summary;
 
-pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Shaper};
+pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};
@@ -35,7 +35,6 @@ use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
-use crate::wire::aal5_cells;
 
 /// A built network, ready to run.
 pub struct Simulation {
@@ -174,11 +173,9 @@ impl Simulation {
         }
         for &(sdu, mut seg) in &asks.frames {
             seg.conn = conn;
-            let n = aal5_cells(sdu);
-            for i in 0..n - 1 {
-                self.emit_cell(flow, i as u16, false, seg);
+            for (len, eof) in Sar::frame(sdu) {
+                self.emit_cell(flow, len, eof, seg);
             }
-            self.emit_cell(flow, sdu as u16, true, seg);
         }
         for _ in 0..asks.send {
             self.emit(flow);
