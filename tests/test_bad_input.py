@@ -212,3 +212,60 @@ def test_validate_reports_the_same(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1
     expect(err[0], str(f), "links[0].length_km")
+
+
+# ------------------------------------------------------------------------------- transports
+
+
+def _tcp(d: dict[str, Any], **source: Any) -> None:
+    c = d["connections"][0]
+    c["category"] = "ubr"
+    c["source"] = {"kind": "tcp", **source}
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "words"),
+    [
+        (lambda d: _tcp(d, bundle=0), "connections[0].source.bundle", "1..=1024"),
+        (lambda d: _tcp(d, bundle=2000), "connections[0].source.bundle", "1..=1024"),
+        (
+            lambda d: d["connections"][0]["source"].__setitem__("bundle", 2),
+            "connections[0].source.bundle",
+            "not used by kind",
+        ),
+        (
+            lambda d: (
+                d["connections"][0].update(
+                    bidirectional=True, reverse_source={"kind": "tcp"}
+                )
+            ),
+            "connections[0].reverse_source.kind",
+            'needs source.kind = "tcp"',
+        ),
+        (
+            lambda d: (
+                _tcp(d),
+                d["connections"][0].update(
+                    bidirectional=True, reverse_source={"kind": "cbr", "rate_mbps": 1.0}
+                ),
+            ),
+            "connections[0].reverse_source",
+            "carries its ACKs",
+        ),
+        (
+            lambda d: (
+                _tcp(d, bundle=2),
+                d["connections"][0].update(
+                    bidirectional=True, reverse_source={"kind": "tcp", "bundle": 2}
+                ),
+            ),
+            "connections[0].reverse_source.bundle",
+            "set on source",
+        ),
+    ],
+)
+def test_bad_transport_keys(tmp_path: Path, capsys, change, path: str, words: str) -> None:
+    f = bad_file(tmp_path, change)
+    line = run_bad(capsys, tmp_path, f)
+    expect(line, str(f), path)
+    assert words in line, line
