@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,6 +28,11 @@ EXIT_INTERRUPTED = 130
 
 class _Interrupted(Exception):
     """KeyboardInterrupt inside a command, kept away from click's own handling."""
+
+
+def _sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM is an interrupt like SIGINT: the same clean-up, message and exit code."""
+    raise KeyboardInterrupt()
 
 
 def _one_line(text: str) -> str:
@@ -117,8 +124,16 @@ def format_mapping(m: dict[str, Any]) -> str:
     ])
 
 
-def format_summary(summary: dict[str, Any]) -> str:
+def _idle(port: dict[str, Any]) -> bool:
+    """A port that transmitted no cell, dropped none and never queued one."""
+    return not port.get("cells_transmitted") and not _drops(port) and not port.get("max_queue_cells")
+
+
+def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
     """The tables ``atmsim run`` prints: ports, then connections.
+
+    With ``all_ports=False`` idle ports (no cell transmitted, none dropped, max queue 0) are left
+    out of the port table, and a line under it says how many.
 
     ERICA / ERICA+ ports add z mean, fair share and ABR capacity; ABR connections add ACR final,
     ACR mean (Mb/s) and RM overhead (RM cells / cells sent). Connections with UPC add the cells
@@ -131,7 +146,12 @@ def format_summary(summary: dict[str, Any]) -> str:
     """
     parts = []
     ports = summary.get("ports") or {}
-    if ports:
+    hidden = 0
+    if not all_ports:
+        shown = {n: p for n, p in ports.items() if not _idle(p)}
+        hidden = len(ports) - len(shown)
+        ports = shown
+    if ports or hidden:
         erica = any("z_mean" in p or "fairshare_mbps" in p for p in ports.values())
         headers = ["port", "max queue", "mean queue", "utilization", "drops"]
         if erica:
@@ -152,7 +172,10 @@ def format_summary(summary: dict[str, Any]) -> str:
                     _fmt(p.get("abr_capacity_mbps"), ".2f"),
                 ]
             rows.append(row)
-        parts.append(_table(headers, rows))
+        table = _table(headers, rows)
+        if hidden:
+            table += f"\n({hidden} idle port{'s' if hidden != 1 else ''} not shown; --all-ports shows them)"
+        parts.append(table)
     conns = summary.get("connections") or {}
     if conns:
         abr = any("acr_final_mbps" in c for c in conns.values())
@@ -327,10 +350,33 @@ class _Group(click.Group):
             raise _Interrupted() from None
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+EXAMPLES = """\
+Examples (from the repository's top directory):
+  atmsim run scenarios/examples/demo.toml --out results/demo
+  atmsim run scenarios/examples/demo.toml --set run.duration_s=0.2 --seed 7
+  atmsim validate scenarios/examples/demo.toml
+  atmsim plot results/demo
+  atmsim reproduce --list"""
+
+
+def short_usage() -> str:
+    """What ``atmsim`` alone prints: the usage line, the commands, a few examples."""
+    lines = [f"Usage: {PROG} [OPTIONS] COMMAND [ARGS]...", "", "  atmsim: cell-level ATM network simulator.", "", "Commands:"]
+    width = max(len(n) for n in cli.commands)
+    for name, cmd in cli.commands.items():
+        lines.append(f"  {name.ljust(width)}  {cmd.get_short_help_str(limit=76)}")
+    lines += ["", EXAMPLES, "", f"'{PROG} COMMAND --help' shows a command's options and examples; '{PROG} --help' all of this."]
+    return "\n".join(lines)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog="\b\n" + EXAMPLES)
 @click.version_option(__version__, "--version", "-V", prog_name=PROG)
 def cli() -> None:
-    """atmsim: cell-level ATM network simulator."""
+    """atmsim: cell-level ATM network simulator.
+
+    Scenario files are TOML (docs/scenarios.md; 'atmsim schema' prints every key). SIGINT or
+    SIGTERM stops a command without writing any output (exit code 130).
+    """
 
 
 @cli.command("run")
@@ -340,8 +386,47 @@ def cli() -> None:
 @click.option("--duration", type=float, default=None, metavar="SECONDS", help="Simulated time (sets run.duration_s).")
 @click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/<file stem>].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
-def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, duration: float | None, out: str | None, quiet: bool) -> None:
-    """Run the scenario FILE and write summary.json and Parquet series to --out."""
+@click.option("--all-ports", is_flag=True, help="Show idle ports in the table too (no cell sent or dropped, max queue 0).")
+def run_cmd(
+    file: str, overrides: tuple[str, ...], seed: int | None, duration: float | None, out: str | None, quiet: bool,
+    all_ports: bool,
+) -> None:
+    """Run the scenario FILE and write summary.json and Parquet series to --out.
+
+    \b
+    Example:
+      atmsim run scenarios/examples/demo.toml --out results/demo
+      atmsim run scenarios/examples/demo.toml --set run.duration_s=0.2 --seed 7 --all-ports
+
+    It then prints tables (statistics cover the time after run.warmup_s). Ports are NODE->NEIGHBOUR,
+    the output port of NODE towards NEIGHBOUR; idle ones are hidden unless --all-ports.
+
+    \b
+    Ports:
+      max queue      largest queue, cells (exact)
+      mean queue     time-average queue, cells
+      utilization    fraction of the link's cell slots used (0..1)
+      drops          cells dropped at the port, all reasons (summary.json: drops by reason)
+      z mean, fair share Mb/s, ABR cap Mb/s   ERICA / ERICA+ ports only: mean load factor,
+                     fair share and ABR capacity over the averaging intervals
+
+    \b
+    Connections:
+      sent, delivered, dropped   cells (created after the warm-up; the rest are in flight)
+      Mb/s           throughput of delivered cells, 48 payload bytes per cell
+      CTD mean us, CTD max us    cell transfer delay, source to destination, microseconds
+      CDV p2p us     peak-to-peak cell delay variation (max - min CTD)
+      CLR            cell loss ratio, dropped / (delivered + dropped)
+      UPC tagged, UPC discarded  cells tagged / discarded by policing (connections with upc)
+      CLR0           CLR of the CLP=0 cells
+      CER, CMR /s    cell error ratio; misinserted cells per second
+      SECBR          severely errored cell block ratio
+      QoS met        yes, or no: and the objectives missed (connections with qos)
+      ACR final, ACR mean, RM overhead   ABR only: allowed cell rate (Mb/s), RM cells per cell
+
+    The extra columns appear only when some connection has them ("-" for the others). TCP
+    connections and call classes get tables of their own (docs/tcp.md, docs/contracts.md).
+    """
     from .api import prepare, run_document
 
     out_dir = Path(out) if out else Path("results") / Path(file).stem
@@ -360,7 +445,7 @@ def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, duration: f
     except OSError as e:
         raise ScenarioError(str(out_dir), "", f"cannot write results: {e.strerror or e}") from None
     if not quiet:
-        click.echo(format_summary(result.summary))
+        click.echo(format_summary(result.summary, all_ports=all_ports))
         click.echo()
     click.echo(f"wrote {out_dir}")
 
@@ -369,7 +454,13 @@ def run_cmd(file: str, overrides: tuple[str, ...], seed: int | None, duration: f
 @click.argument("file", type=click.Path(dir_okay=False, path_type=str))
 @_set_option
 def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
-    """Check the scenario FILE (and overrides) without running it."""
+    """Check the scenario FILE (and overrides) without running it.
+
+    \b
+    Example:
+      atmsim validate scenarios/examples/demo.toml
+      atmsim validate scenarios/examples/demo.toml --set links[3].rate_mbps=100
+    """
     from .scenario import load_scenario
 
     doc, _ = load_scenario(file, list(overrides))
@@ -386,7 +477,13 @@ def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
 @cli.command("schema")
 @click.option("--series", "series", is_flag=True, help="Print the columns of the result series instead (unit, doc).")
 def schema_cmd(series: bool) -> None:
-    """Print the JSON Schema of scenario files (--series: the declared columns of the series)."""
+    """Print the JSON Schema of scenario files (--series: the declared columns of the series).
+
+    \b
+    Example:
+      atmsim schema > scenario.schema.json
+      atmsim schema --series
+    """
     if series:
         from .result import series_schema
 
@@ -400,7 +497,15 @@ def schema_cmd(series: bool) -> None:
 @cli.command("plot")
 @click.argument("directory", type=click.Path(path_type=str))
 def plot_cmd(directory: str) -> None:
-    """Write PNG plots of the results in DIRECTORY into it."""
+    """Write PNG plots of the results in DIRECTORY into it.
+
+    DIRECTORY is what 'atmsim run --out' wrote.
+
+    \b
+    Example:
+      atmsim run scenarios/examples/demo.toml --out results/demo --quiet
+      atmsim plot results/demo
+    """
     from .plots import plot_all
     from .result import Result
 
@@ -421,6 +526,11 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
 
     Writes report.md, comparison.csv, plots/ and runs/ into --out; an earlier complete output
     there is replaced only when the new one is complete.
+
+    \b
+    Example:
+      atmsim reproduce --list
+      atmsim reproduce seed003 --quick --out results/seed003
     """
     from . import reproduce as rep
 
@@ -459,6 +569,10 @@ def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int
 
     Prints the plain form (PCR = max_R / cell size, 48 payload bytes per cell, no overhead) and
     the AAL5 form (each TSDU plus header is one AAL5 frame with its trailer and padding).
+
+    \b
+    Example:
+      atmsim map --max-mbps 10 --mean-mbps 2 --burst-bytes 10000 --tsdu-bytes 512 --header tcp
     """
     from .mapping import map_traffic
 
@@ -474,9 +588,38 @@ def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int
 # ---------------------------------------------------------------------------------- entry point
 
 
+def _usage_hint(e: click.UsageError) -> str:
+    """The usage line of the command a usage error is about, and where its help is."""
+    ctx = e.ctx
+    if ctx is None:
+        return ""
+    pieces = " ".join(ctx.command.collect_usage_pieces(ctx))
+    return f" (usage: {ctx.command_path} {pieces}; '{ctx.command_path} --help' for more)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``atmsim`` command; returns the exit code."""
+    """Entry point of the ``atmsim`` command; returns the exit code.
+
+    SIGTERM is handled like SIGINT (in the main thread, unless it is ignored): the command stops,
+    writes no output and leaves no temporary directory, prints the interrupt line, exit code 130.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        # as click does for a group without a command (exit code 2, on stderr), but short
+        click.echo(short_usage(), err=True)
+        return EXIT_BAD_INPUT
+    previous_term: Any = None
+    if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            previous_term = signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        return _main(args)
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
+
+
+def _main(args: list[str]) -> int:
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
     except ScenarioError as e:
@@ -490,7 +633,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except click.exceptions.Exit as e:  # --help, --version
         return int(e.exit_code or 0)
-    except click.ClickException as e:  # usage errors: unknown option, missing argument, ...
+    except click.UsageError as e:  # unknown option, missing argument, ...
+        _error(e.format_message() + _usage_hint(e))
+        return e.exit_code
+    except click.ClickException as e:
         _error(e.format_message())
         return e.exit_code
     except (_Interrupted, KeyboardInterrupt, click.exceptions.Abort):
