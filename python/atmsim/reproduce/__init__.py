@@ -30,7 +30,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -345,7 +344,7 @@ def reproduce(
     ``runs`` replaces the experiment's own list (tests use shortened runs). ``log`` receives one
     line per finished run. Raises ``ScenarioError`` for bad input before anything is written.
     """
-    from ..result import _swap_into_place
+    from ..result import _swap_into_place, make_temp_dir, remove_stale_temporaries
 
     started = time.perf_counter()
     exp = get_experiment(name)
@@ -363,7 +362,8 @@ def reproduce(
         raise ScenarioError(str(target), "", "output path exists and is not a directory")
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    remove_stale_temporaries(target)  # left by a killed earlier run
+    tmp = make_temp_dir(target)
     try:
         run_dir = tmp / "runs"
         run_dir.mkdir()
