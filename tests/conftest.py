@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +102,17 @@ def run_bad(capsys, tmp_path: Path, scenario: Path, *extra: str) -> str:
     assert not out.exists(), "output directory created for bad input"
     assert not (tmp_path / "results").exists()
     return lines[0]
+
+
+def wait_for_core(proc: subprocess.Popen) -> None:
+    """Wait until the core extension is loaded in the child ``proc`` (by ``import atmsim``, which
+    re-exports its exception classes; start-up can take seconds on a busy machine, and a signal
+    before our code runs tests nothing of ours), then a little more, so that a signal sent next
+    lands inside the command (its lazy imports or the run)."""
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.monotonic() + 60.0
+    while maps.exists() and time.monotonic() < deadline and proc.poll() is None:
+        if "_core" in maps.read_text(errors="replace"):
+            break
+        time.sleep(0.1)
+    time.sleep(1.5 if maps.exists() else 3.0)

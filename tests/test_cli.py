@@ -13,7 +13,7 @@ import pytest
 
 from atmsim.cli import main
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, wait_for_core
 
 PORT_KEYS = {
     "node", "to", "rate_mbps", "max_queue_cells", "mean_queue_cells", "utilization",
@@ -166,16 +166,7 @@ def test_interrupt_writes_nothing(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    # wait until the core extension is loaded (by `import atmsim`, which re-exports its exception
-    # classes; start-up can take seconds on a busy machine, and an interrupt before our code runs
-    # tests nothing of ours), then a little more: inside the command, in its lazy imports or the run
-    maps = Path(f"/proc/{proc.pid}/maps")
-    deadline = time.monotonic() + 60.0
-    while maps.exists() and time.monotonic() < deadline and proc.poll() is None:
-        if "_core" in maps.read_text(errors="replace"):
-            break
-        time.sleep(0.1)
-    time.sleep(1.5 if maps.exists() else 3.0)
+    wait_for_core(proc)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

@@ -18,7 +18,7 @@ import pytest
 
 from atmsim.cli import cli, main
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, wait_for_core
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -29,17 +29,6 @@ def _dead_pid() -> int:
     proc.wait()
     return proc.pid
 
-
-def _wait_for_core(proc: subprocess.Popen) -> None:
-    """Until the core extension is loaded in ``proc`` (as test_cli's interrupt test), then a
-    little more, so the signal lands inside the command."""
-    maps = Path(f"/proc/{proc.pid}/maps")
-    deadline = time.monotonic() + 60.0
-    while maps.exists() and time.monotonic() < deadline and proc.poll() is None:
-        if "_core" in maps.read_text(errors="replace"):
-            break
-        time.sleep(0.1)
-    time.sleep(1.5 if maps.exists() else 3.0)
 
 
 # ------------------------------------------------------------------------------------ SIGTERM
@@ -54,7 +43,7 @@ def test_sigterm_during_run_writes_nothing(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
     )
-    _wait_for_core(proc)
+    wait_for_core(proc)
     assert proc.poll() is None, "the run ended before the signal"
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=120)

@@ -403,10 +403,12 @@ fn no_scheme_means_no_feedback() {
 
 /// h1, h2 -> A -> B -> C -> d1, d2 with A a virtual source / virtual destination; the B-C link
 /// (100 Mb/s) is the bottleneck, the A-B hop is long (2000 km).
-fn vsvd_case(vsvd: bool) -> Summary {
+/// Two ABR connections h_i -> A -> B -> C -> d_i with ERICA at A and B (switch specs `a`, `b`),
+/// a 2000 km A-B hop and the 100 Mb/s B-C bottleneck; `source(i)` is connection i's source.
+fn three_switches(a: Value, b: Value, source: impl Fn(usize) -> Value, what: &str) -> Summary {
     let mut nodes = vec![
-        json!({"name": "A", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "vsvd": vsvd}}),
-        json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002}}),
+        json!({"name": "A", "kind": "switch", "abr": a}),
+        json!({"name": "B", "kind": "switch", "abr": b}),
         json!({"name": "C", "kind": "switch", "abr": {"scheme": "none"}}),
     ];
     let mut links = vec![
@@ -420,11 +422,20 @@ fn vsvd_case(vsvd: bool) -> Summary {
         links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": C, "length_km": 1.0}));
         links.push(json!({"a": "C", "b": format!("d{i}"), "rate_mbps": C, "length_km": 1.0}));
         conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", "C", format!("d{i}")], "category": "abr",
-                          "abr": {"icr_mbps": 20.0}, "source": {"kind": "persistent", "frame_bytes": 1000}}));
+                          "abr": {"icr_mbps": 20.0}, "source": source(i)}));
     }
     run(
-        &json!({"description": "VS/VD", "run": {"duration_s": 1.5, "warmup_s": 1.0},
+        &json!({"description": what, "run": {"duration_s": 1.5, "warmup_s": 1.0},
                 "nodes": nodes, "links": links, "connections": conns}),
+    )
+}
+
+fn vsvd_case(vsvd: bool) -> Summary {
+    three_switches(
+        json!({"scheme": "erica", "interval_s": 0.002, "vsvd": vsvd}),
+        json!({"scheme": "erica", "interval_s": 0.002}),
+        |_| json!({"kind": "persistent", "frame_bytes": 1000}),
+        "VS/VD",
     )
 }
 
@@ -776,27 +787,11 @@ fn vsvd_at_each_parking_lot_switch_settles_at_max_min_with_bounded_queues() {
 /// the VS/VD switch's own port. s2 starts at 0.5 s: the virtual source of s1 is cut from 90 to
 /// 45 Mb/s at once, while s1's host keeps sending 90 Mb/s for a round trip of the first segment.
 fn vsvd_transient(drain_s: f64) -> Summary {
-    let mut nodes = vec![
-        json!({"name": "A", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0}}),
-        json!({"name": "B", "kind": "switch", "abr": {"scheme": "erica", "interval_s": 0.002, "delta": 0.0, "vsvd": true, "vs_drain_s": drain_s}}),
-        json!({"name": "C", "kind": "switch", "abr": {"scheme": "none"}}),
-    ];
-    let mut links = vec![
-        json!({"a": "A", "b": "B", "rate_mbps": C, "length_km": 2000.0}),
-        json!({"a": "B", "b": "C", "rate_mbps": 100.0, "length_km": 100.0}),
-    ];
-    let mut conns = vec![];
-    for i in 1..=2 {
-        nodes.push(json!({"name": format!("h{i}"), "kind": "host"}));
-        nodes.push(json!({"name": format!("d{i}"), "kind": "host"}));
-        links.push(json!({"a": format!("h{i}"), "b": "A", "rate_mbps": C, "length_km": 1.0}));
-        links.push(json!({"a": "C", "b": format!("d{i}"), "rate_mbps": C, "length_km": 1.0}));
-        conns.push(json!({"name": format!("s{i}"), "route": [format!("h{i}"), "A", "B", "C", format!("d{i}")], "category": "abr",
-                          "abr": {"icr_mbps": 20.0}, "source": {"kind": "persistent", "start_s": if i == 1 { 0.0 } else { 0.5 }}}));
-    }
-    run(
-        &json!({"description": "VS/VD transient", "run": {"duration_s": 1.5, "warmup_s": 1.0},
-                "nodes": nodes, "links": links, "connections": conns}),
+    three_switches(
+        json!({"scheme": "erica", "interval_s": 0.002, "delta": 0.0}),
+        json!({"scheme": "erica", "interval_s": 0.002, "delta": 0.0, "vsvd": true, "vs_drain_s": drain_s}),
+        |i| json!({"kind": "persistent", "start_s": if i == 1 { 0.0 } else { 0.5 }}),
+        "VS/VD transient",
     )
 }
 
