@@ -74,9 +74,10 @@ def test_file_sizes() -> None:
     assert not big, f"files over 1,000 lines: {big}"
 
 
-def test_each_extension_enum_is_dispatched_in_one_file() -> None:
+def test_extension_enum_variants_are_named_only_where_documented() -> None:
     """A new fabric, scheduler, ABR scheme, transport or application adds a variant to its enum;
-    the engine matches each enum's variants in one file only (listed in docs/architecture.md)."""
+    its variants are named only in the enum's own file, the one engine dispatch (fabrics) and the
+    builder, the places docs/architecture.md lists, so a new variant touches nothing else."""
     homes = {
         "AnyFabric": {"net/switch/mod.rs", "sim/forward.rs", "build/mod.rs"},
         "Scheduler": {"net/sched.rs", "build/port.rs"},

@@ -35,8 +35,8 @@ pub mod switch;
 pub use dest::AbrDest;
 pub use source::{AbrParams, AbrSource, Feed, FrameQueue, TcpFeed};
 pub use switch::{
-    erica_plus_fraction, AnyScheme, Erica, IntervalMeans, IntervalRecord, NoScheme, PortScheme,
-    SwitchScheme, Thresholds, VcState,
+    erica_plus_fraction, Erica, IntervalMeans, IntervalRecord, NoScheme, PortScheme, SwitchScheme,
+    Thresholds, VcState,
 };
 
 use crate::time::SimTime;

@@ -315,7 +315,7 @@ impl Builder<'_> {
                 receiver: recv.map(|p| TcpReceiver::new(p.clone())),
             })))
         };
-        let dst = src + 1; // the receiving end made just after the source
+        let dst = flows[fwd].rx_endpoint(0) as usize; // connection 0's receiving end
         if back.is_some() {
             endpoints[src].app = end(Some(&there), back.as_ref());
             endpoints[dst].app = end(back.as_ref(), Some(&there));

@@ -35,9 +35,4 @@ impl Link {
             impair: None,
         }
     }
-
-    /// Cells on the wire now.
-    pub fn in_flight(&self) -> usize {
-        self.pipe.len()
-    }
 }

@@ -13,7 +13,7 @@ impl Simulation {
     }
 
     /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
-    /// end-of-frame cell, the frame's SDU length; `tag` the transport's header field.
+    /// end-of-frame cell, the frame's SDU length; `seg` the frame's transport header.
     pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
         let now = self.now;
         let warm = now >= self.warmup;

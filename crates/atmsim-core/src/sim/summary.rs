@@ -53,6 +53,11 @@ impl Simulation {
     pub fn summary(&self) -> Summary {
         let window_ps = self.now.saturating_sub(self.warmup).max(1);
         let window_s = ps_to_secs(window_ps);
+        // the endpoints sending on each flow, looked up once
+        let mut by_flow: Vec<Vec<&Endpoint>> = vec![Vec::new(); self.flows.len()];
+        for e in &self.endpoints {
+            by_flow[e.flow as usize].push(e);
+        }
         let mut ports = BTreeMap::new();
         for p in &self.ports {
             let s = &p.stats;
@@ -110,10 +115,11 @@ impl Simulation {
                     scr_failures: now.scr_failures - m.scr_failures,
                 }
             });
-            let ep = self
-                .endpoints
+            let on_flow = &by_flow[i];
+            let ep = on_flow
                 .iter()
-                .find(|e| e.flow == i as u32 && matches!(e.app, AnySource::Abr(_)));
+                .copied()
+                .find(|e| matches!(e.app, AnySource::Abr(_)));
             let abr = ep.and_then(|e| match &e.app {
                 AnySource::Abr(a) => Some(a),
                 _ => None,
@@ -129,10 +135,8 @@ impl Simulation {
                 (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
             // the TCP view of every transport connection sending on this flow, by number
-            let mut tcps: Vec<(u16, TcpSummary)> = self
-                .endpoints
+            let mut tcps: Vec<(u16, TcpSummary)> = on_flow
                 .iter()
-                .filter(|e| e.flow == i as u32)
                 .filter_map(|e| Some((e.conn, self.tcp_summary(i, e, window_s)?)))
                 .collect();
             tcps.sort_by_key(|t| t.0);

@@ -1,4 +1,4 @@
-//! The simulated cell: a 40-byte `Copy` value with the header fields the models read and write
+//! The simulated cell: a 48-byte `Copy` value with the header fields the models read and write
 //! (the `H_*` bits stand for the I.361 PTI and CLP fields, plus two simulation marks), and the
 //! RM-cell fields of TM 4.0 section 5.10.3. Moved from `wire.rs`.
 

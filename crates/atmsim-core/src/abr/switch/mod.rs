@@ -1,7 +1,7 @@
 //! ABR feedback schemes of a switch output port: the extension point.
 //!
 //! Each scheme is one file and implements [`SwitchScheme`], whose hooks default to doing
-//! nothing; [`PortScheme`] (alias [`AnyScheme`]) lists the schemes and forwards each hook to
+//! nothing; [`PortScheme`] lists the schemes and forwards each hook to
 //! the scheme of its variant, one `match` per method (the pattern of smoltcp
 //! `src/socket/tcp/congestion.rs`: enum dispatch, no `dyn` in the hot path). Adding a scheme
 //! means a new file, a variant here and one arm per method.
@@ -102,9 +102,6 @@ pub enum PortScheme {
     RelativeRate(Thresholds),
     Erica(Box<Erica>),
 }
-
-/// The enum of ABR feedback schemes under the name the other extension points use.
-pub type AnyScheme = PortScheme;
 
 impl PortScheme {
     /// No feedback scheme at this port (ABR cells need not be shown to it).
