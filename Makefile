@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-venv
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: venv deps build run test pytest cargo-test bench regress regress-record clean
+.PHONY: venv deps build run test pytest cargo-test bench fuzz regress regress-record clean
 
 venv: $(VENV_STAMP)
 
@@ -49,6 +49,13 @@ regress-record: build
 
 bench: build
 	cargo run --release -p atmsim-core --bin atmsim-bench
+	$(VPY) tools/bench_memory.py
+
+# The scenario fuzzer (tests/test_fuzz_scenarios.py) with many more cases than `make test` runs,
+# fresh randomness each time; prints the outcomes. FUZZ_EXAMPLES sets the number of cases.
+FUZZ_EXAMPLES ?= 5000
+fuzz: build
+	ATMSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -s tests/test_fuzz_scenarios.py
 
 clean:
 	cargo clean

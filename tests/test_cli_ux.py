@@ -56,19 +56,20 @@ def test_sigterm_during_run_writes_nothing(tmp_path: Path) -> None:
 
 @posix_only
 def test_sigterm_during_write_leaves_no_temporaries(scenario_file: Path, tmp_path: Path, monkeypatch, capsys) -> None:
-    """SIGTERM while the Parquet files go into the temporary directory: nothing is left, the same
-    message and exit code as an interrupt, and the SIGTERM disposition is put back afterwards."""
+    """SIGTERM while the Parquet files go into the temporary directory (the series stream there as
+    row groups while the run goes): nothing is left, the same message and exit code as an
+    interrupt, and the SIGTERM disposition is put back afterwards."""
     import pyarrow.parquet as pq
 
-    real = pq.write_table
+    real = pq.ParquetWriter.write_table
 
-    def write_then_terminate(*args, **kwargs):
-        real(*args, **kwargs)
+    def write_then_terminate(self, *args, **kwargs):
+        real(self, *args, **kwargs)
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # the handler raises before this ends
         raise AssertionError("SIGTERM was not handled")
 
-    monkeypatch.setattr(pq, "write_table", write_then_terminate)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", write_then_terminate)
     before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "out"
     assert main(["run", str(scenario_file), "--out", str(out), "--quiet"]) == 130
@@ -90,7 +91,7 @@ def test_sigterm_keeps_an_earlier_result(scenario_file: Path, tmp_path: Path, mo
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)
 
-    monkeypatch.setattr(pq, "write_table", terminate)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", terminate)
     assert main(["run", str(scenario_file), "--out", str(out), "--quiet", "--seed", "9"]) == 130
     assert (out / "summary.json").read_text() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "small.toml"]

@@ -47,13 +47,25 @@ def series_schema() -> dict[str, dict[str, Any]]:
     "label": str, "plot": str}, ...], "always": bool, "active": str}}``. Kinds: "f64", "u32",
     "u64", and the keys "port" and "flow" (handed over as port / connection names)."""
 
+#: rows the front end lets the series hold before it drains them (``advance(..., max_rows)``)
+SERIES_SLICE_ROWS: int
+
 class Simulation:
     """One run of a scenario. Building it validates the scenario: raises ``ScenarioError``
     (``file == ""``, key path, message) if it is invalid."""
 
     def __init__(self, json: str) -> None: ...
-    def advance(self, max_events: int) -> bool:
-        """Process up to ``max_events`` events (GIL released); ``True`` once the run has finished."""
+    def advance(self, max_events: int, max_rows: int | None = None) -> bool:
+        """Process up to ``max_events`` events (GIL released); ``True`` once the run has finished.
+        With ``max_rows``, also stop once the series hold that many rows (``drain_series``)."""
+    @property
+    def series_rows_held(self) -> int:
+        """Series rows the core holds now (not yet drained)."""
+    def drain_series(self) -> dict[str, dict[str, list]]:
+        """Take the rows held so far, as ``series`` gives them, only tables with rows; the core
+        keeps none. The slices drained between ``advance`` calls concatenate to the whole series."""
+    def series_tables(self) -> list[str]:
+        """The series this run has (declared ``always``, or rows ever added), in order."""
     @property
     def sim_time_s(self) -> float: ...
     @property
@@ -70,4 +82,4 @@ class Simulation:
         columns ``series_schema()`` declares for it, in that order (``time_s``, the key column,
         the model's columns); key columns hold port or connection names. ``ports`` and
         ``connections`` are always there; ``abr_sources``, ``abr_ports`` and ``tcp`` only when the
-        run filled them."""
+        run filled them. Holds the rows not yet taken by ``drain_series``."""

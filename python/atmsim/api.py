@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import ScenarioError, SimulationError
-from .result import Result
+from .result import SUMMARY_FILE, Result, SeriesSink, streamed_output
 from .scenario import Provenance, document_json, load_scenario, with_file
 
 __all__ = ["run", "prepare", "DEFAULT_CHUNK_EVENTS"]
@@ -47,6 +48,7 @@ def run(
     progress: ProgressFn | None = None,
     *,
     chunk_events: int = DEFAULT_CHUNK_EVENTS,
+    out: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run one simulation and return its ``Result``.
 
@@ -56,9 +58,15 @@ def run(
     ``progress(sim_time_s, end_time_s, events)`` is called between chunks of work.
     Raises ``ScenarioError`` for bad input and ``SimulationError`` if the core fails.
     The core releases the GIL while it runs, so runs on separate threads proceed in parallel.
+
+    With ``out``, the series stream to ``out/<series>.parquet`` while the run goes (memory stays
+    flat however long the run) and ``summary.json`` joins them at the end; the directory appears
+    only once the run is complete (an earlier result there is replaced then). Without ``out``
+    the series are kept in memory (as Arrow tables, about 8 bytes per number): that memory grows
+    with the run's length and sampling rate, so long runs should write to a directory.
     """
     doc, prov = prepare(scenario, overrides, seed, duration)
-    return run_document(doc, prov, progress=progress, chunk_events=chunk_events)
+    return run_document(doc, prov, progress=progress, chunk_events=chunk_events, out=out)
 
 
 def run_document(
@@ -66,11 +74,14 @@ def run_document(
     provenance: Provenance | None = None,
     progress: ProgressFn | None = None,
     chunk_events: int = DEFAULT_CHUNK_EVENTS,
+    out: str | os.PathLike[str] | None = None,
 ) -> Result:
-    """Run an already loaded (and overridden) scenario document.
+    """Run an already loaded (and overridden) scenario document (``out``: see ``run``).
 
     Building the simulation validates the document (once): a problem is raised as
     ``ScenarioError`` naming the file (or ``--set``) that wrote the offending key.
+    The core runs in slices that end after ``chunk_events`` events or once the series hold
+    ``_core.SERIES_SLICE_ROWS`` rows; after each, the rows are drained into a ``SeriesSink``.
     """
     from . import _core
 
@@ -83,19 +94,44 @@ def run_document(
         raise with_file(e, prov) from None
     except Exception as e:
         raise SimulationError(f"cannot build the simulation: {e}") from e
+    scenario_info = {"description": doc.get("description", ""), "file": prov.file}
+    if out is None:
+        summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+        summary["wall_time_s"] = time.perf_counter() - start
+        summary["scenario"] = scenario_info
+        return Result(summary, series)
+    target = Path(out)
+    try:
+        with streamed_output(target) as tmp:
+            summary, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events)
+            summary["wall_time_s"] = time.perf_counter() - start
+            summary["scenario"] = scenario_info
+            text = json.dumps(summary, indent=2, sort_keys=True) + "\n"
+            (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(str(target), "", f"cannot write results: {e.strerror or e}") from None
+    return Result(summary, {name: target / path.name for name, path in series.items()})
+
+
+def _run_slices(
+    sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    from . import _core
+
     try:
         while True:
-            done = sim.advance(int(chunk_events))
+            done = sim.advance(int(chunk_events), _core.SERIES_SLICE_ROWS)
+            sink.add(sim.drain_series())
             if progress is not None:
                 progress(sim.sim_time_s, sim.end_time_s, sim.events)
             if done:
                 break
         summary = json.loads(sim.summary_json())
-        series = sim.series()
-    except (KeyboardInterrupt, MemoryError):
+        series = sink.close(sim.series_tables())
+    except (KeyboardInterrupt, MemoryError, OSError):
+        sink.abort()
         raise
     except Exception as e:
+        sink.abort()
         raise SimulationError(f"simulation failed: {type(e).__name__}: {e}") from e
-    summary["wall_time_s"] = time.perf_counter() - start
-    summary["scenario"] = {"description": doc.get("description", ""), "file": prov.file}
-    return Result(summary, series)
+    return summary, series

@@ -433,17 +433,11 @@ def run_cmd(
     doc, prov = prepare(file, list(overrides), seed, duration)
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     try:
-        result = run_document(doc, prov, progress=progress)
+        result = run_document(doc, prov, progress=progress, out=out_dir)  # series streamed to out_dir
     except KeyboardInterrupt:
         progress.close()
         raise _Interrupted() from None
     progress.close()
-    try:
-        result.write(out_dir)
-    except KeyboardInterrupt:
-        raise _Interrupted() from None
-    except OSError as e:
-        raise ScenarioError(str(out_dir), "", f"cannot write results: {e.strerror or e}") from None
     if not quiet:
         click.echo(format_summary(result.summary, all_ports=all_ports))
         click.echo()

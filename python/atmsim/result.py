@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import ScenarioError
 
-__all__ = ["Result", "SeriesColumn", "SeriesTable", "series_schema"]
+__all__ = ["Result", "SeriesColumn", "SeriesTable", "SeriesSink", "series_schema", "streamed_output"]
 
 SUMMARY_FILE = "summary.json"
 
@@ -129,8 +129,7 @@ class Result:
             raise KeyError(f"no series {name!r}; available: {', '.join(self.series_names) or '(none)'}")
         frame = self._frames.get(name)
         if frame is None:
-            raw = self._raw[name]
-            frame = raw.copy() if isinstance(raw, pd.DataFrame) else pd.DataFrame(dict(raw))
+            frame = _frame(self._raw[name])
             self._frames[name] = frame
         return frame.copy()
 
@@ -182,6 +181,10 @@ class Result:
             text = json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
             for name in self.series_names:
+                raw = self._raw[name]
+                if isinstance(raw, Path):  # streamed to disk during the run: copied as written
+                    shutil.copyfile(raw, tmp / f"{name}.parquet")
+                    continue
                 table = pa.Table.from_pandas(self.series(name), preserve_index=False)
                 pq.write_table(table, tmp / f"{name}.parquet")
             _swap_into_place(tmp, target)
@@ -211,6 +214,113 @@ class Result:
             except Exception as e:  # corrupt file: report as bad input
                 raise ScenarioError(str(p), "", f"cannot read results: {e}") from None
         return cls(summary, series)
+
+
+def _frame(raw: Any) -> pd.DataFrame:
+    """A series as a DataFrame from what a result holds: a Parquet file written during the run
+    (read when asked for), an Arrow table (slices kept in memory), a DataFrame, or columns."""
+    if isinstance(raw, pd.DataFrame):
+        return raw.copy()
+    if isinstance(raw, Path):
+        return pd.read_parquet(raw)
+    if hasattr(raw, "to_pandas"):
+        return raw.to_pandas()
+    return pd.DataFrame(dict(raw))
+
+
+def _arrow(columns: Mapping[str, Any]) -> Any:
+    """One slice of a series as an Arrow table, typed exactly as a whole series written with
+    ``Result.write`` (through pandas: floats, int64, strings), so row groups concatenate to the
+    same table."""
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(pd.DataFrame(dict(columns)), preserve_index=False)
+
+
+class SeriesSink:
+    """Takes the series rows a run drains slice by slice (``_core.Simulation.drain_series``) and
+    keeps memory flat: with a ``directory``, each slice is appended to ``<series>.parquet`` as
+    row groups (``pyarrow.parquet.ParquetWriter``) at once; without one (in-memory mode) the
+    slices are kept as Arrow tables, about 8 bytes per number and the key names, which grows with
+    the run's length (give ``atmsim.run`` an ``out`` directory for long runs)."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else None
+        self._writers: dict[str, Any] = {}
+        self._chunks: dict[str, list[Any]] = {}
+        #: rows taken so far, per series
+        self.rows: dict[str, int] = {}
+
+    def add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
+        import pyarrow.parquet as pq
+
+        for name, columns in tables.items():
+            table = _arrow(columns)
+            self.rows[name] = self.rows.get(name, 0) + table.num_rows
+            if self.directory is None:
+                self._chunks.setdefault(name, []).append(table)
+                continue
+            writer = self._writers.get(name)
+            if writer is None:
+                writer = pq.ParquetWriter(self.directory / f"{name}.parquet", table.schema)
+                self._writers[name] = writer
+            elif not table.schema.equals(writer.schema, check_metadata=False):
+                table = table.cast(writer.schema)
+            writer.write_table(table)
+
+    def close(self, names: list[str]) -> dict[str, Any]:
+        """Finish the series ``names`` (those the run has, in order); returns ``{name: value}``
+        for ``Result``: the Parquet file's path, or the Arrow table. A series without rows
+        (declared ``always``) gets its declared columns and no rows."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for writer in self._writers.values():
+            writer.close()
+        out: dict[str, Any] = {}
+        for name in names:
+            if name not in self.rows:
+                decl = _schema().get(name)
+                empty = _arrow({c: [] for c in (decl.column_names if decl else [])})
+                if self.directory is not None:
+                    pq.write_table(empty, self.directory / f"{name}.parquet")
+                else:
+                    self._chunks[name] = [empty]
+            if self.directory is not None:
+                out[name] = self.directory / f"{name}.parquet"
+            else:
+                chunks = self._chunks.pop(name)
+                out[name] = chunks[0] if len(chunks) == 1 else pa.concat_tables(chunks)
+        self._chunks.clear()
+        return out
+
+    def abort(self) -> None:
+        """Close the open files (the directory is the caller's to remove)."""
+        for writer in self._writers.values():
+            with contextlib.suppress(Exception):
+                writer.close()
+        self._writers.clear()
+        self._chunks.clear()
+
+
+@contextlib.contextmanager
+def streamed_output(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary sibling of ``directory`` to write a result into while the run goes on; when
+    the block ends normally it takes the place of ``directory`` (as ``Result.write`` does: an
+    earlier result there is replaced only then), and on any exception or interrupt it is removed,
+    so a failed or interrupted run leaves nothing half-written."""
+    target = Path(directory)
+    parent = target.parent if str(target.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(target)
+    tmp = make_temp_dir(target)
+    try:
+        yield tmp
+        _swap_into_place(tmp, target)
+    except BaseException:
+        with signals_deferred():
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 # --------------------------------------------------------------------- atomic output directories

@@ -167,9 +167,13 @@ def _read_toml(path: Path, display: str) -> dict[str, Any]:
     except UnicodeDecodeError as e:
         raise ScenarioError(display, "", f"not valid TOML: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(display, "", f"not valid TOML: {e}") from None
+    except RecursionError:
+        raise ScenarioError(display, "", f"nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)") from None
+    _check_numbers(doc, [], Provenance(display))
+    return doc
 
 
 def _layers_from(
@@ -312,7 +316,7 @@ def _types(sch: dict[str, Any]) -> set[str]:
 def _parse_value(text: str) -> Any:
     try:
         return tomllib.loads("v = " + text)["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
@@ -445,15 +449,40 @@ def _set_path(doc: dict[str, Any], key: str, value: Any, walker: _Schema, source
 # validation and serialisation
 
 
+#: deepest nesting of tables and arrays accepted (the core's limit is the same)
+MAX_DEPTH = 32
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
 def _check_numbers(value: Any, tokens: list[Token], prov: Provenance) -> None:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ScenarioError(prov.file_for(tokens), format_path(tokens), "must be a finite number")
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _check_numbers(v, tokens + [k], prov)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _check_numbers(v, tokens + [i], prov)
+    """Finite floats, integers that fit 64 bits, at most ``MAX_DEPTH`` levels of nesting.
+
+    Iterative, so a deeply nested document gets this one-line error rather than Python's
+    ``RecursionError``.
+    """
+    stack: list[tuple[Any, list[Token]]] = [(value, tokens)]
+    while stack:
+        v, toks = stack.pop()
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ScenarioError(prov.file_for(toks), format_path(toks), "must be a finite number")
+        if isinstance(v, int) and not _INT_MIN <= v <= _INT_MAX:
+            digits = len(str(abs(v)))
+            raise ScenarioError(
+                prov.file_for(toks), format_path(toks),
+                f"integer out of range: every integer key is at most {_INT_MAX} (2^64 - 1), "
+                f"got {'-' if v < 0 else ''}{digits} digits",
+            )
+        if isinstance(v, (dict, list)) and len(toks) >= MAX_DEPTH:
+            raise ScenarioError(
+                prov.file_for(toks), format_path(toks[:MAX_DEPTH]),
+                f"nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)",
+            )
+        if isinstance(v, dict):
+            stack.extend((e, toks + [str(k)]) for k, e in v.items())
+        elif isinstance(v, list):
+            stack.extend((e, toks + [i]) for i, e in enumerate(v))
 
 
 def to_json(doc: Mapping[str, Any]) -> str:
@@ -516,6 +545,7 @@ def load_scenario(
     """
     if isinstance(source, Mapping):
         display = ""
+        _check_numbers(source, [], Provenance(display))
         layers = _layers_from(copy.deepcopy(dict(source)), "", Path.cwd(), [])
     else:
         display = os.fspath(source)

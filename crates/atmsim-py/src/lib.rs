@@ -91,10 +91,19 @@ impl Simulation {
         Ok(Simulation { inner })
     }
 
-    /// Run at most `max_events` events without the GIL; True once the run has ended.
-    fn advance(&mut self, py: Python<'_>, max_events: u64) -> bool {
+    /// Run at most `max_events` events without the GIL; True once the run has ended. With
+    /// `max_rows`, also stop once the series hold that many rows (take them with
+    /// `drain_series`), so memory stays bounded however long the run.
+    #[pyo3(signature = (max_events, max_rows = None))]
+    fn advance(&mut self, py: Python<'_>, max_events: u64, max_rows: Option<usize>) -> bool {
         let sim = &mut self.inner;
-        py.detach(move || sim.advance(max_events))
+        py.detach(move || sim.advance_bounded(max_events, max_rows.unwrap_or(usize::MAX)))
+    }
+
+    /// Rows the series hold now (not yet drained).
+    #[getter]
+    fn series_rows_held(&self) -> usize {
+        self.inner.series().rows_held()
     }
 
     #[getter]
@@ -125,36 +134,68 @@ impl Simulation {
 
     /// Time series: {table: {column: list}}, every table of `series_schema()` that the run
     /// filled (and those declared `always`), columns in declaration order; key columns hold the
-    /// port or connection names.
+    /// port or connection names. The rows held now: all of them unless `drain_series` took some.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = &self.inner;
         let out = PyDict::new(py);
         for table in sim.series().tables().iter().filter(|t| t.handed_over()) {
-            let d = PyDict::new(py);
-            for col in table.columns() {
-                let name = col.decl.name;
-                match (&col.values, col.decl.kind) {
-                    (Values::U32(v), Kind::Port) => d.set_item(
-                        name,
-                        v.iter()
-                            .map(|&i| sim.ports[i as usize].name.as_str())
-                            .collect::<Vec<_>>(),
-                    )?,
-                    (Values::U32(v), Kind::Flow) => d.set_item(
-                        name,
-                        v.iter()
-                            .map(|&i| sim.flows[i as usize].name.as_str())
-                            .collect::<Vec<_>>(),
-                    )?,
-                    (Values::F64(v), _) => d.set_item(name, v)?,
-                    (Values::U32(v), _) => d.set_item(name, v)?,
-                    (Values::U64(v), _) => d.set_item(name, v)?,
-                }
-            }
-            out.set_item(table.name(), d)?;
+            out.set_item(table.name(), table_dict(py, sim, table)?)?;
         }
         Ok(out)
     }
+
+    /// Take the rows held so far: {table: {column: list}} for the tables with rows, as `series`
+    /// gives them; the core keeps none of them. Called between `advance` slices, the
+    /// concatenation of the slices is the whole series.
+    fn drain_series<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let drained = self.inner.drain_series();
+        let sim = &self.inner;
+        let out = PyDict::new(py);
+        for table in drained.tables().iter().filter(|t| !t.is_empty()) {
+            out.set_item(table.name(), table_dict(py, sim, table)?)?;
+        }
+        Ok(out)
+    }
+
+    /// The names of the tables a result has (declared `always`, or rows ever added), in order.
+    fn series_tables(&self) -> Vec<&'static str> {
+        let tables = self.inner.series().tables();
+        tables
+            .iter()
+            .filter(|t| t.handed_over())
+            .map(|t| t.name())
+            .collect()
+    }
+}
+
+/// One table as {column: list}; key columns as the port or connection names.
+fn table_dict<'py>(
+    py: Python<'py>,
+    sim: &atmsim_core::Simulation,
+    table: &atmsim_core::metrics::probe::Table,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for col in table.columns() {
+        let name = col.decl.name;
+        match (&col.values, col.decl.kind) {
+            (Values::U32(v), Kind::Port) => d.set_item(
+                name,
+                v.iter()
+                    .map(|&i| sim.ports[i as usize].name.as_str())
+                    .collect::<Vec<_>>(),
+            )?,
+            (Values::U32(v), Kind::Flow) => d.set_item(
+                name,
+                v.iter()
+                    .map(|&i| sim.flows[i as usize].name.as_str())
+                    .collect::<Vec<_>>(),
+            )?,
+            (Values::F64(v), _) => d.set_item(name, v)?,
+            (Values::U32(v), _) => d.set_item(name, v)?,
+            (Values::U64(v), _) => d.set_item(name, v)?,
+        }
+    }
+    Ok(d)
 }
 
 /// The declarations of the time series: {table: {"doc": str, "columns": [{"name", "unit",
@@ -195,5 +236,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SERIES_SLICE_ROWS", atmsim_core::scenario::SLICE_ROWS)?;
     Ok(())
 }

@@ -194,6 +194,8 @@ impl Column {
 pub struct Table {
     pub decl: &'static TableDecl,
     columns: Vec<Column>,
+    /// Rows handed out by [`Table::drain`] so far.
+    drained: u64,
 }
 
 impl Table {
@@ -206,7 +208,36 @@ impl Table {
                 values: Values::new(c.kind),
             })
             .collect();
-        Table { decl, columns }
+        Table {
+            decl,
+            columns,
+            drained: 0,
+        }
+    }
+
+    /// Take the rows held so far, leaving the table empty (its declaration and the count of
+    /// rows handed out stay): the front end writes them out while the run goes on, so memory
+    /// does not grow with the run's length.
+    pub fn drain(&mut self) -> Table {
+        self.drained += self.len() as u64;
+        let columns = self
+            .columns
+            .iter_mut()
+            .map(|c| Column {
+                decl: c.decl,
+                values: std::mem::replace(&mut c.values, Values::new(c.decl.kind)),
+            })
+            .collect();
+        Table {
+            decl: self.decl,
+            columns,
+            drained: 0,
+        }
+    }
+
+    /// Rows ever added: those held and those drained.
+    pub fn rows_total(&self) -> u64 {
+        self.drained + self.len() as u64
     }
 
     pub fn name(&self) -> &'static str {
@@ -231,9 +262,9 @@ impl Table {
         self.len() == 0
     }
 
-    /// Whether the bindings hand this table over (declared `always`, or it has rows).
+    /// Whether the bindings hand this table over (declared `always`, or it has or had rows).
     pub fn handed_over(&self) -> bool {
-        self.decl.always || !self.is_empty()
+        self.decl.always || self.rows_total() > 0
     }
 
     /// Start a row at `time_s` about port or flow `key`; the model fills the declared columns in
@@ -360,6 +391,18 @@ impl Probes {
 
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.decl.name == name)
+    }
+
+    /// Rows held in all tables (not yet drained).
+    pub fn rows_held(&self) -> usize {
+        self.tables.iter().map(Table::len).sum()
+    }
+
+    /// Take the rows held in every table ([`Table::drain`]), tables in declaration order.
+    pub fn drain(&mut self) -> Probes {
+        Probes {
+            tables: self.tables.iter_mut().map(Table::drain).collect(),
+        }
     }
 }
 

@@ -54,13 +54,16 @@ pub struct AbrSchemeSpec {
     pub scheme: SchemeKind,
     /// ERICA: target utilization of the ABR capacity, in (0, 1] (default 0.9).
     #[serde(default = "default_target_utilization")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub target_utilization: f64,
     /// ERICA/ERICA+: averaging interval, seconds (> 0, default 0.005).
     #[serde(default = "default_interval_s")]
+    #[schemars(range(min = 1e-6, max = 1e3))]
     pub interval_s: f64,
     /// ERICA/ERICA+: the interval also ends after this many ABR input cells (whichever first;
     /// integer >= 1). Absent: no cell count, the interval is timed only.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub interval_cells: Option<i64>,
     /// ERICA/ERICA+: "maxalloc" (steps 8-13, default) or "basic" (steps 8, 9, 13).
     #[serde(default)]
@@ -70,6 +73,7 @@ pub struct AbrSchemeSpec {
     pub ccr: CcrSource,
     /// ERICA/ERICA+: overload threshold delta of step 9 (z > 1 + delta), >= 0 (default 0.1).
     #[serde(default = "default_delta")]
+    #[schemars(range(min = 0.0, max = 1e3))]
     pub delta: f64,
     /// ERICA/ERICA+: give each VC at most one new feedback per averaging interval; later BRMs of
     /// the VC in the same interval carry the same ER (default true: seed 003 section 3, "the
@@ -78,23 +82,29 @@ pub struct AbrSchemeSpec {
     pub one_feedback_per_interval: bool,
     /// ERICA+: target queueing delay T0, us (> 0, default 500).
     #[serde(default = "default_t0_us")]
+    #[schemars(range(min = 1e-3, max = 1e9))]
     pub t0_us: f64,
     /// ERICA+: underload curve parameter a (> 1, default 1.15).
     #[serde(default = "default_erica_plus_a")]
+    #[schemars(range(min = 1.0, max = 1e3))]
     pub a: f64,
     /// ERICA+: overload curve parameter b (> 1, default 1.05).
     #[serde(default = "default_erica_plus_b")]
+    #[schemars(range(min = 1.0, max = 1e3))]
     pub b: f64,
     /// ERICA+: queue drain limit factor, in (0, 1] (default 0.5).
     #[serde(default = "default_qdlf")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub qdlf: f64,
     /// EFCI / relative rate: high ABR queue threshold, cells (integer >= 1); required for
     /// these schemes.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub high_cells: Option<i64>,
     /// EFCI / relative rate: low ABR queue threshold, cells (0..=high_cells); required for these
     /// schemes.
     #[serde(default)]
+    #[schemars(range(min = 0i64, max = 4294967295i64))]
     pub low_cells: Option<i64>,
     /// Node level only: this switch is a virtual source / virtual destination for the ABR
     /// connections through it, splitting their control loops (per-VC queues, own ACR per
@@ -107,6 +117,7 @@ pub struct AbrSchemeSpec {
     /// virtual source's) and at least ACR / 2, with drain time T = vs_drain_s plus two round
     /// trips of the upstream segment; 0 turns the queue term off (ER at most ACR).
     #[serde(default = "default_vs_drain_s")]
+    #[schemars(range(min = 0.0, max = 1e3))]
     pub vs_drain_s: f64,
 }
 
@@ -146,31 +157,43 @@ pub(crate) fn default_qdlf() -> f64 {
 pub struct AbrSpec {
     /// Peak cell rate, Mb/s (> 0, at most the first link's rate). Absent: the rate of the
     /// connection's first link.
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub pcr_mbps: Option<f64>,
     /// Minimum cell rate, Mb/s (>= 0, <= PCR; default 0).
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub mcr_mbps: f64,
     /// Initial cell rate, Mb/s (in [MCR, PCR], > 0). Absent: PCR. Either way lowered to
     /// TBE/FRTT at setup.
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub icr_mbps: Option<f64>,
     /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub rif: f64,
     /// Rate decrease factor: a power of two, 1/32768 .. 1 (default 1/16).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub rdf: f64,
     /// Cells between forward RM cells: a power of two, 2 .. 256 (default 32).
+    #[schemars(range(min = 2, max = 256))]
     pub nrm: i64,
     /// Minimum cells between FRMs when Trm limits: 1 .. 256 (default 2).
+    #[schemars(range(min = 1, max = 256))]
     pub mrm: i64,
     /// Upper bound on the time between FRMs, ms: 100 x 2^-k, k = 0..7 (default 100).
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub trm_ms: f64,
     /// Cutoff decrease factor: 0 or a power of two 1/64 .. 1 (default 1/16).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub cdf: f64,
     /// Transient buffer exposure, cells: 0 .. 2^24 - 1 (default 16,777,215).
+    #[schemars(range(min = 0, max = 16777215))]
     pub tbe: i64,
     /// Fixed round-trip time, us (>= 0). Absent: twice the one-way delay of the control loop
     /// (the route, or the VS/VD segment): the links' propagation plus the fabric delay of each
     /// node a cell enters (cell transmission and impairments not counted).
+    #[schemars(range(min = 0.0, max = 1e9))]
     pub frtt_us: Option<f64>,
     /// ACR decrease time factor, s: 0.01 .. 10.23 (default 0.5).
+    #[schemars(range(min = 0.01, max = 10.23))]
     pub adtf_s: f64,
 }
 

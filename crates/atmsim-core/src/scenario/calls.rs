@@ -15,17 +15,21 @@ pub struct CallSpec {
     /// needs a `contract`; its source runs from set-up to release (start_s/stop_s not allowed).
     pub connection: ConnectionSpec,
     /// Poisson arrival rate, calls per second (> 0).
+    #[schemars(range(min = 1e-9, max = 1e6))]
     pub arrival_rate_per_s: f64,
     /// Mean holding time, seconds (> 0).
+    #[schemars(range(min = 1e-9, max = 1e6))]
     pub holding_s: f64,
     /// "exponential" (default) or "fixed" holding times.
     #[serde(default)]
     pub holding: HoldingSpec,
     /// First arrival process time, seconds (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub start_s: f64,
     /// No arrivals from this time on, seconds (> start_s). Absent: arrivals until the run ends.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub stop_s: Option<f64>,
     /// Calls of this class active or in set-up at once (flow slots prepared; integer in
     /// 1..=100000). Absent: what the tightest CAC port on the route could admit of this contract
@@ -33,6 +37,7 @@ pub struct CallSpec {
     /// calls whose SETUP is still on its way. A call arriving when every slot is taken counts as
     /// blocked (`blocked_no_slot`).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100000))]
     pub max_active: Option<i64>,
 }
 
@@ -55,10 +60,12 @@ pub struct CacSpec {
     /// effective_bandwidth: the port buffer assumed, cells (> 0, default 1000). Another policy
     /// takes only the default.
     #[serde(default = "default_cac_buffer_cells")]
+    #[schemars(range(min = 1e-3, max = 1e12))]
     pub buffer_cells: f64,
     /// effective_bandwidth: the loss target, in (0, 1) (default 1e-6). Another policy takes only
     /// the default.
     #[serde(default = "default_cac_clr")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub clr: f64,
 }
 

@@ -51,9 +51,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
     let mut kinds: BTreeMap<&str, NodeKind> = BTreeMap::new();
     for (i, n) in sc.nodes.iter().enumerate() {
         let p = format!("nodes[{i}]");
-        if n.name.is_empty() {
-            return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
-        }
+        check_name(&format!("{p}.name"), &n.name, false)?;
         if kinds.insert(&n.name, n.kind).is_some() {
             return Err(ScenarioError::new(
                 format!("{p}.name"),
@@ -345,9 +343,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
     let mut conn_names = BTreeSet::new();
     for (i, c) in sc.connections.iter().enumerate() {
         let p = format!("connections[{i}]");
-        if c.name.is_empty() {
-            return Err(ScenarioError::new(format!("{p}.name"), "must not be empty"));
-        }
+        check_name(&format!("{p}.name"), &c.name, true)?;
         if !conn_names.insert(c.name.as_str()) {
             return Err(ScenarioError::new(
                 format!("{p}.name"),
@@ -394,12 +390,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
     for (i, call) in sc.calls.iter().enumerate() {
         let p = format!("calls[{i}]");
         let c = &call.connection;
-        if c.name.is_empty() {
-            return Err(ScenarioError::new(
-                format!("{p}.connection.name"),
-                "must not be empty",
-            ));
-        }
+        check_name(&format!("{p}.connection.name"), &c.name, true)?;
         if !conn_names.insert(c.name.as_str()) {
             return Err(ScenarioError::new(
                 format!("{p}.connection.name"),
@@ -583,6 +574,51 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
                 format!("must be in 0..=high_cells ({hi}), got {lo}"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Longest name of a node or a connection.
+pub const NAME_MAX_CHARS: usize = 64;
+
+/// The name syntax of nodes, connections and call classes (`docs/scenarios.md`, "Names"):
+/// 1 to 64 characters, letters and digits (any script), `_`, `-`, `.`, `+`, `:`, `/` and `@`,
+/// beginning with a letter, a digit or `_`; never `->` (ports are named `NODE->NEIGHBOUR`), and
+/// for connections never the suffix `.reverse` (the reverse direction of a bidirectional
+/// connection is `NAME.reverse`). `#` is reserved for the calls of a class (`NAME#k`);
+/// spaces, quotes, brackets, `=` and `,` would make key paths and port names ambiguous.
+pub(crate) fn check_name(path: &str, name: &str, connection: bool) -> Res<()> {
+    let allowed = "letters, digits, _ - . + : / @ (1 to 64, first a letter, digit or _)";
+    let bad = |why: String| {
+        Err(ScenarioError::new(
+            path,
+            format!("{why}; a name has {allowed}"),
+        ))
+    };
+    if name.is_empty() {
+        return bad("must not be empty".into());
+    }
+    if name.chars().count() > NAME_MAX_CHARS {
+        return bad(format!("is {} characters long", name.chars().count()));
+    }
+    if let Some(ch) = name
+        .chars()
+        .find(|&ch| !(ch.is_alphanumeric() || "_-.+:/@".contains(ch)))
+    {
+        return bad(format!("must not contain {ch:?}"));
+    }
+    let first = name.chars().next().expect("not empty");
+    if !(first.is_alphanumeric() || first == '_') {
+        return bad(format!("must not begin with {first:?}"));
+    }
+    if name.contains("->") {
+        return bad("must not contain \"->\" (ports are named NODE->NEIGHBOUR)".into());
+    }
+    if connection && name.ends_with(".reverse") {
+        return Err(ScenarioError::new(
+            path,
+            "must not end in \".reverse\" (reserved: a bidirectional connection's reverse direction is NAME.reverse)",
+        ));
     }
     Ok(())
 }

@@ -64,13 +64,27 @@ fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
             positive(&format!("{p}.{k}"), v)?;
         }
     }
-    // the largest RTO is checked against the smallest when given
+    // the largest RTO must not be below the smallest (the sender clamps the RTO between them);
+    // the error names the key that was given
     let rto_min_s = t.rto_min_ms() / 1e3;
-    if t.rto_max_s != d.rto_max_s && t.rto_max_s < rto_min_s {
-        return Err(ScenarioError::new(
-            format!("{p}.rto_max_s"),
-            format!("must be >= rto_min ({rto_min_s} s)"),
-        ));
+    if t.rto_max_s < rto_min_s {
+        let (key, msg) = if t.rto_max_s != d.rto_max_s {
+            ("rto_max_s", format!("must be >= rto_min ({rto_min_s} s)"))
+        } else if t.rto_min_ms.is_some() {
+            (
+                "rto_min_ms",
+                format!("must be <= rto_max_s ({} s)", t.rto_max_s),
+            )
+        } else {
+            (
+                "timer_granularity_ms",
+                format!(
+                    "two ticks (the smallest RTO when rto_min_ms is absent) must be <= rto_max_s ({} s)",
+                    t.rto_max_s
+                ),
+            )
+        };
+        return Err(ScenarioError::new(format!("{p}.{key}"), msg));
     }
     int_in(
         "initial_cwnd_segments",

@@ -56,11 +56,14 @@ pub struct ConnectionSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct ProposeSpec {
     /// Monitoring window, seconds (> 0, default 0.01).
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub window_s: f64,
     /// SCR = mean rate x (1 + scr_margin) (>= 0, default 0.1).
+    #[schemars(range(min = 0.0, max = 1e3))]
     pub scr_margin: f64,
     /// Share of the measured cells the proposed contract may find non-conforming, in [0, 1)
     /// (default 0): CDVT and MBS are the smallest that keep within it.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub tolerance: f64,
     /// Bundle name: connections naming the same bundle are measured as one aggregate stream, as
     /// if multiplexed onto one VC, and get one proposal. Absent: the connection alone. All
@@ -84,17 +87,21 @@ impl Default for ProposeSpec {
 #[serde(deny_unknown_fields)]
 pub struct ContractSpec {
     /// Peak cell rate, Mb/s of 53-byte cells (> 0).
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub pcr_mbps: f64,
     /// Cell delay variation tolerance, us (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e9))]
     pub cdvt_us: f64,
     /// Sustainable cell rate, Mb/s (<= PCR); required for rt-vbr and nrt-vbr, not allowed
     /// otherwise.
     #[serde(default)]
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub scr_mbps: Option<f64>,
     /// Maximum burst size, cells (>= 1); required for rt-vbr and nrt-vbr, not allowed otherwise.
     /// BT = (MBS - 1)(1/SCR - 1/PCR).
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub mbs_cells: Option<i64>,
 }
 
@@ -171,10 +178,13 @@ impl Default for UpcSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct QosSpec {
     /// Maximum cell transfer delay, us (> 0). Absent: no CTD objective.
+    #[schemars(range(min = 1e-6, max = 1e12))]
     pub max_ctd_us: Option<f64>,
     /// Peak-to-peak cell delay variation, us (> 0). Absent: no CDV objective.
+    #[schemars(range(min = 1e-6, max = 1e12))]
     pub cdv_us: Option<f64>,
     /// Cell loss ratio, in [0, 1]. Absent: no CLR objective.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub clr: Option<f64>,
     /// The cell flow the CLR objective applies to: "clp0" or "clp0+1" (ATM Forum TM 4.0
     /// section 4.5: CLP=0+1 for the CBR.1 and VBR.1 conformance definitions, CLP=0 for VBR.2 and
@@ -182,9 +192,11 @@ pub struct QosSpec {
     /// an SCR policed by UPC on CLP=0 (`upc.scr_clp0_only`, the default), "clp0+1" otherwise.
     pub clr_flow: Option<ClrFlowSpec>,
     /// Cells per block for SECBR (integer >= 1, default 128).
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub secb_block_cells: i64,
     /// A block is severely errored with more than this many errored, lost or misinserted cells
     /// (0..=secb_block_cells, default 4).
+    #[schemars(range(min = 0i64, max = 4294967295i64))]
     pub secb_max_bad: i64,
 }
 

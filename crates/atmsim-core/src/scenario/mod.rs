@@ -25,6 +25,8 @@ mod calls;
 mod check;
 mod check_cac;
 mod check_connection;
+mod check_resources;
+mod check_shape;
 mod check_source;
 mod connection;
 mod source;
@@ -34,6 +36,8 @@ pub use abr::*;
 pub use calls::*;
 pub use check::validate;
 pub(crate) use check_cac::{admit_permanent, permanent_reservation};
+pub use check_resources::{estimate, memory_limit, Estimate, SLICE_ROWS};
+pub use check_shape::compact;
 pub use connection::*;
 pub use source::*;
 pub use topology::*;
@@ -50,12 +54,29 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// One line: control characters (a newline inside a quoted value or key) are escaped, and
+    /// numbers longer than 20 characters in `message` are written compactly (`1e308`).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError {
-            path: path.into(),
-            message: message.into(),
+            path: one_line(&path.into()),
+            message: one_line(&check_shape::compact_numbers(&message.into())),
         }
     }
+}
+
+fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 pub(crate) type Res<T> = Result<T, ScenarioError>;
@@ -87,35 +108,75 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Simulated time to run, seconds (> 0).
+    #[schemars(range(min = 1e-9, max = 1e6))]
     pub duration_s: f64,
     /// Master seed; every random component derives its own stream from it and its name
     /// (default 1).
     #[serde(default = "default_seed")]
+    #[schemars(range(min = 0u64, max = 18446744073709551615u64))]
     pub seed: u64,
     /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s,
     /// default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub warmup_s: f64,
-    /// Interval of the time series, seconds (> 0, at most duration_s). Absent: duration_s / 1000
-    /// (at least 1 ps).
+    /// Interval of the time series, seconds (at least 1 us, a cell time at 424 Mb/s: faster
+    /// sampling shows nothing new; at most duration_s). Absent: duration_s / 1000 (at least 1 ps).
     #[serde(default)]
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub sample_interval_s: Option<f64>,
+    /// Memory the run may use, MB (integer >= 1): `validate` and `run` refuse a scenario whose
+    /// estimated memory (cells in flight on the links, connections, the series rows held
+    /// between two writes) exceeds it. Absent: the environment variable
+    /// `ATMSIM_MAX_MEMORY_MB`, else the memory available on this machine (`MemAvailable`).
+    #[schemars(range(min = 1i64, max = 1000000000i64))]
+    #[serde(default)]
+    pub max_memory_mb: Option<u64>,
 }
 
 fn default_seed() -> u64 {
     1
 }
 
-/// Parse a scenario from JSON text: unknown keys and wrong types are errors with their path,
-/// then the semantic checks of [`validate`] run.
+/// Parse a scenario from JSON text: the shape against the schema (tables where tables are
+/// meant, integers, nesting), then unknown keys and wrong types with their path, the semantic
+/// checks of [`validate`] and every number within the schema's range, and the resource estimate
+/// against the memory limit ([`estimate`], [`memory_limit`]).
 pub fn parse(json: &str) -> Res<Scenario> {
-    let de = &mut serde_json::Deserializer::from_str(json);
-    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        ScenarioError::new(path, clean_serde_message(&e.inner().to_string()))
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+        ScenarioError::new(
+            "",
+            format!(
+                "not a valid document: {}",
+                clean_serde_message(&e.to_string())
+            ),
+        )
     })?;
-    validate(&sc)?;
+    check_shape::shape(&value)?;
+    let sc: Scenario = serde_path_to_error::deserialize(&value).map_err(|e| {
+        let path = e.path().to_string();
+        let message = clean_serde_message(&e.inner().to_string());
+        let path = if path == "." {
+            // a key missing at the top level: name it (below, the table's path names it)
+            let missing = message.strip_prefix("missing field `");
+            missing
+                .and_then(|m| m.split('`').next())
+                .unwrap_or("")
+                .to_string()
+        } else {
+            path
+        };
+        ScenarioError::new(path, message)
+    })?;
+    // the semantic checks' messages are the more specific, unless a value out of its range
+    // elsewhere is what upset them (a link rate of 1e-300 makes an ABR PCR derived from it
+    // wrong): then the range error names the key to change
+    match (validate(&sc), check_shape::ranges(&value)) {
+        (Err(semantic), Err(range)) if range.path != semantic.path => return Err(range),
+        (Err(semantic), _) => return Err(semantic),
+        (Ok(()), range) => range?,
+    }
+    check_resources::check(&sc)?;
     Ok(sc)
 }
 

@@ -46,12 +46,15 @@ pub enum TcpRecoverySpec {
 #[serde(default, deny_unknown_fields)]
 pub struct TcpSpec {
     /// Maximum segment size, payload bytes (default 512, seeds 000/002; at most mtu_bytes - 40).
+    #[schemars(range(min = 1, max = 65487))]
     pub mss_bytes: i64,
     /// IP MTU over AAL5 (88..=65,527, default 9180, RFC 1626; at most 65,527 so that a frame
     /// fits AAL5).
+    #[schemars(range(min = 88, max = 65527))]
     pub mtu_bytes: i64,
     /// Receive buffer = advertised window, bytes (at least one MSS; default 65,535; above that
     /// needs window_scale; at most 65,535 x 2^14).
+    #[schemars(range(min = 1, max = 1073725440))]
     pub window_bytes: i64,
     /// RFC 1323 window scaling (default false).
     pub window_scale: bool,
@@ -60,21 +63,28 @@ pub struct TcpSpec {
     /// Delayed ACKs: every second segment or at the fast timer (default false).
     pub delayed_ack: bool,
     /// Fast-timer period of delayed ACKs, ms (> 0, default 200).
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub delack_ms: f64,
     /// Nagle's algorithm (default true).
     pub nagle: bool,
     /// Coarse timer tick, ms (> 0, default 100; BSD's slow timer is 500).
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub timer_granularity_ms: f64,
     /// Smallest RTO, ms (> 0). Absent: two ticks (2 x timer_granularity_ms, BSD's TCPTV_MIN).
+    #[schemars(range(min = 1e-3, max = 1e9))]
     pub rto_min_ms: Option<f64>,
     /// RTO before the first RTT sample, s (> 0, default 3, RFC 1122 section 4.2.3.1).
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub rto_initial_s: f64,
     /// Largest RTO, s (>= the smallest RTO; default 64, BSD's TCPTV_REXMTMAX).
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub rto_max_s: f64,
     /// Initial congestion window, segments (1..=1000, default 1).
+    #[schemars(range(min = 1, max = 1000))]
     pub initial_cwnd_segments: i64,
     /// A finite transfer of this many bytes (1..=2^50). Absent: an infinite file (bulk
     /// transfer for the whole run).
+    #[schemars(range(min = 1i64, max = 1125899906842624i64))]
     pub bytes: Option<i64>,
 }
 
@@ -154,17 +164,21 @@ pub struct SourceSpec {
     pub kind: SourceKind,
     /// cbr: rate in Mb/s of 53-byte cells (> 0, at most 1e6); required.
     #[serde(default)]
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub rate_mbps: Option<f64>,
     /// persistent: the rate it sends at (> 0); absent: the rate of the connection's first link
     /// (not allowed over ABR, which sends at its ACR). onoff: rate while ON (> 0); required.
     /// mpeg2: each video source's leaky-bucket peak rate; absent: 15 (seed 000 section 4).
     #[serde(default)]
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub peak_mbps: Option<f64>,
     /// onoff: share of each period spent ON, in (0, 1]; required.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub duty_cycle: Option<f64>,
     /// onoff: ON + OFF period, seconds (> 0); required.
     #[serde(default)]
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub period_s: Option<f64>,
     /// onoff: draw ON and OFF lengths from exponential distributions with the same means
     /// (default false: fixed lengths).
@@ -172,12 +186,15 @@ pub struct SourceSpec {
     pub exponential: bool,
     /// First cell at this time, seconds (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub start_s: f64,
     /// No cells from this time on, seconds (> start_s). Absent: the source runs to the end.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub stop_s: Option<f64>,
     /// Send AAL5 frames of this many user bytes (1..=65535). Absent: unframed cells.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 65535))]
     pub frame_bytes: Option<i64>,
     /// Shape the cells to the connection's contract before they enter the network: a cell
     /// waits at the source until it conforms to the PCR/CDVT (and SCR/BT) GCRA (default false;
@@ -186,12 +203,15 @@ pub struct SourceSpec {
     pub shape: bool,
     /// mpeg2: mean m of the FGN rate sequence per video source, Mb/s (> 0); required.
     #[serde(default)]
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub mean_mbps: Option<f64>,
     /// mpeg2: standard deviation s of the rate sequence, Mb/s (> 0); required.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub std_mbps: Option<f64>,
     /// mpeg2: Hurst parameter in (0.5, 1) (default 0.8).
     #[serde(default = "default_hurst")]
+    #[schemars(range(min = 0.5, max = 1.0))]
     pub hurst: f64,
     /// mpeg2: FGN generator, "paxson" (default) or "davies_harte".
     #[serde(default)]
@@ -199,18 +219,23 @@ pub struct SourceSpec {
     /// mpeg2: number of video sources multiplexed onto the connection (1..=1000, default 1;
     /// seed 000: 9).
     #[serde(default = "default_video_sources")]
+    #[schemars(range(min = 1, max = 1000))]
     pub sources: i64,
     /// mpeg2: rates below this are skipped (not clipped), Mb/s (default 0).
     #[serde(default = "default_min_rate_mbps")]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub min_rate_mbps: f64,
     /// mpeg2: rates above this are skipped (not clipped), Mb/s (default 15).
     #[serde(default = "default_max_rate_mbps")]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub max_rate_mbps: f64,
     /// mpeg2: shortest inter-MPCR interval, s (default 0.02).
     #[serde(default = "default_interval_min_s")]
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub interval_min_s: f64,
     /// mpeg2: longest inter-MPCR interval, s (default 0.1).
     #[serde(default = "default_interval_max_s")]
+    #[schemars(range(min = 1e-6, max = 1e6))]
     pub interval_max_s: f64,
     /// tcp: the TCP parameters (absent or an empty table: the defaults).
     #[serde(default)]
@@ -220,6 +245,7 @@ pub struct SourceSpec {
     /// connection number in the frames' transport header, by which the receiving host hands
     /// each frame to its connection; their frames share the VC in the order they are sent.
     #[serde(default = "default_bundle")]
+    #[schemars(range(min = 1, max = 1024))]
     pub bundle: i64,
 }
 

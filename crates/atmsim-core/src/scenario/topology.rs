@@ -48,22 +48,28 @@ impl Category {
     }
 }
 
-/// A value per service category (buffer limits in cells, rates in Mb/s). A category left out
-/// has none (the key using the table says what that means).
+/// A value per service category (buffer limits in cells, rates in Mb/s; each in
+/// [0, 4294967295], the key using the table may ask for more, e.g. buffers >= 1). A category
+/// left out has none (the key using the table says what that means).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PerClass<T> {
     /// CBR's value; absent: none.
+    #[schemars(range(min = 0, max = 4294967295i64))]
     pub cbr: Option<T>,
     /// rt-VBR's value; absent: none.
     #[serde(rename = "rt-vbr")]
+    #[schemars(range(min = 0, max = 4294967295i64))]
     pub rt_vbr: Option<T>,
     /// nrt-VBR's value; absent: none.
     #[serde(rename = "nrt-vbr")]
+    #[schemars(range(min = 0, max = 4294967295i64))]
     pub nrt_vbr: Option<T>,
     /// ABR's value; absent: none.
+    #[schemars(range(min = 0, max = 4294967295i64))]
     pub abr: Option<T>,
     /// UBR's value; absent: none.
+    #[schemars(range(min = 0, max = 4294967295i64))]
     pub ubr: Option<T>,
 }
 
@@ -94,13 +100,16 @@ pub struct NodeSpec {
     /// Switch fabric (processing) delay added to every cell entering the switch, microseconds
     /// (>= 0, default 0; switches only).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e6))]
     pub fabric_delay_us: f64,
     /// Switched calls: the time this switch takes to process a SETUP (CAC included) and a
     /// CONNECT, microseconds (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e9))]
     pub call_processing_us: f64,
     /// Buffer limit of each output port, cells (> 0); absent = unlimited.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub buffer_cells: Option<i64>,
     /// Buffer limit per service category within each output port, cells (> 0). Absent, or a
     /// category left out: limited by the port's buffer only.
@@ -141,6 +150,7 @@ pub struct NodeSpec {
     /// Selective discard: CLP = 1 cells are dropped while a port's queue holds this many cells
     /// (> 0). Absent: no selective discard.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub clp1_threshold_cells: Option<i64>,
     /// Connection admission control at this switch's output ports (calls and permanent
     /// connections with a contract are admitted against the port's capacity). Absent: no CAC.
@@ -153,6 +163,7 @@ pub struct NodeSpec {
     /// EPD: a new frame is refused while the port queue holds at least this many cells
     /// (> 0, <= buffer_cells); required with discard = "epd" or "epd+ppd", not allowed otherwise.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub epd_threshold_cells: Option<i64>,
 }
 
@@ -165,16 +176,21 @@ fn default_priority() -> Vec<Category> {
 #[serde(default, deny_unknown_fields)]
 pub struct ClassWeights {
     /// CBR cells per round (default 1).
+    #[schemars(range(min = 1, max = 1000000))]
     pub cbr: i64,
     /// rt-VBR cells per round (default 1).
     #[serde(rename = "rt-vbr")]
+    #[schemars(range(min = 1, max = 1000000))]
     pub rt_vbr: i64,
     /// nrt-VBR cells per round (default 1).
     #[serde(rename = "nrt-vbr")]
+    #[schemars(range(min = 1, max = 1000000))]
     pub nrt_vbr: i64,
     /// ABR cells per round (default 1).
+    #[schemars(range(min = 1, max = 1000000))]
     pub abr: i64,
     /// UBR cells per round (default 1).
+    #[schemars(range(min = 1, max = 1000000))]
     pub ubr: i64,
 }
 
@@ -245,6 +261,7 @@ pub struct PortSpec {
     pub to: String,
     /// Buffer limit, cells (> 0). Absent: the node's `buffer_cells`.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub buffer_cells: Option<i64>,
     /// Buffer limit per service category, cells (> 0). Absent: the node's `class_buffer_cells`
     /// (the whole table; categories are not merged).
@@ -256,6 +273,7 @@ pub struct PortSpec {
     /// Selective discard threshold for CLP = 1 cells (overrides the node's). Absent: the
     /// node's `clp1_threshold_cells`.
     #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub clp1_threshold_cells: Option<i64>,
 }
 
@@ -266,6 +284,7 @@ pub struct SharedBufferSpec {
     /// The output ports, named by their neighbour nodes.
     pub ports: Vec<String>,
     /// Cells the group holds in total (> 0).
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub buffer_cells: i64,
 }
 
@@ -278,14 +297,17 @@ pub struct LinkSpec {
     /// The other end (a node name).
     pub b: String,
     /// Line rate in Mb/s of 53-byte cells (> 0), e.g. 149.76 for the OC-3 payload rate.
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub rate_mbps: f64,
     /// Length in km (> 0); propagation 5 us/km. Give this or `delay_us`: one of the two is
     /// required.
     #[serde(default)]
+    #[schemars(range(min = 1e-9, max = 1e6))]
     pub length_km: Option<f64>,
     /// Propagation delay in microseconds (>= 0). Give this or `length_km`: one of the two is
     /// required.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub delay_us: Option<f64>,
     /// Link impairments (seed 001's analyzer/emulator), applied in both directions. Absent: a
     /// perfect link.
@@ -300,20 +322,25 @@ pub struct LinkSpec {
 pub struct ImpairmentSpec {
     /// Probability that a cell is lost on the link, in [0, 1] (default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss_probability: f64,
     /// Probability that a cell's payload is errored, in [0, 1] (default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub error_probability: f64,
     /// Probability that a cell's header is corrupted into that of another connection crossing
     /// the link (lost to its own, misinserted into the other), in [0, 1] (default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub misinsertion_probability: f64,
     /// Constant extra delay, us (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub extra_delay_us: f64,
     /// Extra delay drawn uniformly from [0, delay_variation_us] per cell, us (>= 0, default 0);
     /// cells keep their order (a cell never overtakes the one before it).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub delay_variation_us: f64,
     /// Cells to lose deterministically in the direction a -> b: their numbers in the order
     /// they enter the link, counted from 1 (an emulator's scripted loss, for experiments that

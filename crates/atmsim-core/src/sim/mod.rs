@@ -87,6 +87,14 @@ impl Simulation {
 
     /// Run at most `max_events` events; returns true once the run has reached its end.
     pub fn advance(&mut self, max_events: u64) -> bool {
+        self.advance_bounded(max_events, usize::MAX)
+    }
+
+    /// As [`Simulation::advance`], and also stop once the series hold `max_rows` rows or more
+    /// (checked after each sample and ABR interval, the events that add rows), so the front end
+    /// can drain them ([`Simulation::drain_series`]) with memory bounded whatever the run's
+    /// length. Where it stops changes no result: the events run in the same order.
+    pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
         let mut n = 0;
         while n < max_events {
             match self.queue.peek_time() {
@@ -99,14 +107,24 @@ impl Simulation {
             }
             let (t, ev) = self.queue.pop().expect("peeked");
             self.now = t;
+            let adds_rows = matches!(ev, Event::Sample | Event::AbrInterval(_));
             self.step(ev);
             n += 1;
+            if adds_rows && self.series.rows_held() >= max_rows {
+                break;
+            }
         }
         self.events += n;
         if self.queue.peek_time().is_none_or(|t| t >= self.end) {
             self.finish();
         }
         self.finished
+    }
+
+    /// Take the series rows held so far (the tables stay, empty): see
+    /// [`crate::metrics::probe::Table::drain`].
+    pub fn drain_series(&mut self) -> crate::metrics::probe::Probes {
+        self.series.drain()
     }
 
     /// Run to the end.

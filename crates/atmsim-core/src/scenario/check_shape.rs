@@ -1,0 +1,279 @@
+//! Checks of the document against the exported JSON Schema ([`super::json_schema`]), walked
+//! once over the JSON value, so the schema is the one place that says what a key takes:
+//!
+//! - [`shape`], before serde reads the document: a table where a table is meant (serde would
+//!   read an array positionally into a struct: `run = [1, 2]` would run with seed 2), an
+//!   integer where an integer is meant (a float such as `2^64` read back as `1.8e19` is named
+//!   as an integer out of range, not as a float), and at most [`MAX_DEPTH`] levels of nesting;
+//! - [`ranges`], with the semantic checks of [`super::validate`] (whose messages are the more
+//!   specific for the same key; a value out of range elsewhere is named first): every number
+//!   within the `minimum` / `maximum` that the scenario structs declare
+//!   with `#[schemars(range(..))]` (the ranges the models survive and that make physical sense;
+//!   `atmsim schema` shows them).
+
+use super::{Res, Scenario, ScenarioError};
+use serde_json::{Map, Value};
+use std::sync::OnceLock;
+
+/// Deepest nesting of tables and arrays a scenario may use (the deepest real key, a source
+/// inside a connection inside the document, is 4 levels down).
+pub(crate) const MAX_DEPTH: usize = 32;
+
+fn root() -> &'static Value {
+    static ROOT: OnceLock<Value> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        serde_json::to_value(schemars::schema_for!(Scenario)).expect("schema serializes")
+    })
+}
+
+/// The non-null alternatives a schema allows, `$ref`, `anyOf`, `oneOf` and `allOf` resolved.
+fn alternatives<'a>(s: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    let Some(obj) = s.as_object() else { return };
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+        if let Some(target) = resolve(r) {
+            alternatives(target, out, depth + 1);
+        }
+    }
+    let mut nested = false;
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(list) = obj.get(key).and_then(Value::as_array) {
+            nested = true;
+            for a in list {
+                alternatives(a, out, depth + 1);
+            }
+        }
+    }
+    let own =
+        obj.contains_key("type") || obj.contains_key("properties") || obj.contains_key("items");
+    if (own || !nested) && !obj.contains_key("$ref") && types(obj) != ["null"] {
+        out.push(s);
+    }
+}
+
+fn resolve(r: &str) -> Option<&'static Value> {
+    let mut node = root();
+    for part in r.strip_prefix("#/")?.split('/') {
+        node = node.get(part)?;
+    }
+    Some(node)
+}
+
+fn types(obj: &Map<String, Value>) -> Vec<&str> {
+    match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    }
+}
+
+fn is_table(obj: &Map<String, Value>) -> bool {
+    types(obj).contains(&"object") || obj.contains_key("properties")
+}
+
+/// The schema of `key` in a table allowed by any of `alts`.
+fn property<'a>(alts: &[&'a Value], key: &str) -> Option<&'a Value> {
+    alts.iter().find_map(|a| {
+        let obj = a.as_object()?;
+        obj.get("properties")
+            .and_then(|p| p.get(key))
+            .or_else(|| obj.get("additionalProperties").filter(|v| v.is_object()))
+    })
+}
+
+fn items<'a>(alts: &[&'a Value]) -> Option<&'a Value> {
+    alts.iter()
+        .find_map(|a| a.get("items").filter(|v| v.is_object()))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    Shape,
+    Ranges,
+}
+
+/// Tables where tables are meant, integers where integers are meant, nesting depth.
+pub(crate) fn shape(doc: &Value) -> Res<()> {
+    walk(doc, Some(root()), &mut String::new(), 0, Pass::Shape)
+}
+
+/// Every number within its declared `minimum` / `maximum`.
+pub(crate) fn ranges(doc: &Value) -> Res<()> {
+    walk(doc, Some(root()), &mut String::new(), 0, Pass::Ranges)
+}
+
+fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass: Pass) -> Res<()> {
+    if depth > MAX_DEPTH {
+        return Err(ScenarioError::new(
+            path.clone(),
+            format!("nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)"),
+        ));
+    }
+    let mut alts = Vec::new();
+    if let Some(s) = schema {
+        alternatives(s, &mut alts, 0);
+    }
+    let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
+    match v {
+        Value::Array(list) => {
+            if pass == Pass::Shape && !objs.is_empty() && objs.iter().all(|o| is_table(o)) {
+                return Err(ScenarioError::new(
+                    path.clone(),
+                    "must be a table (key = value pairs), got an array",
+                ));
+            }
+            let item = items(&alts);
+            for (i, e) in list.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk(e, item, path, depth + 1, pass)?;
+                path.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (k, e) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                walk(e, property(&alts, k), path, depth + 1, pass)?;
+                path.truncate(len);
+            }
+        }
+        Value::Number(n) => number(n, &objs, path, pass)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn number(n: &serde_json::Number, objs: &[&Map<String, Value>], path: &str, pass: Pass) -> Res<()> {
+    let Some(o) = objs.iter().find(|o| {
+        let t = types(o);
+        t.contains(&"integer") || t.contains(&"number")
+    }) else {
+        return Ok(());
+    };
+    let integer = types(o).contains(&"integer") && !types(o).contains(&"number");
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    let bound = |k: &str| o.get(k).and_then(Value::as_f64);
+    let (lo, hi) = (bound("minimum"), bound("maximum"));
+    match pass {
+        Pass::Shape => {
+            if integer && !(n.is_i64() || n.is_u64()) {
+                let range = match (lo, hi) {
+                    (Some(lo), Some(hi)) => format!(" in {}..={}", int_text(lo), int_text(hi)),
+                    _ if o.get("format").and_then(Value::as_str) == Some("uint64") => {
+                        format!(" in 0..={}", u64::MAX)
+                    }
+                    _ => String::new(),
+                };
+                let what = if x.fract() == 0.0 {
+                    "an integer out of range"
+                } else {
+                    "a fraction"
+                };
+                return Err(ScenarioError::new(
+                    path,
+                    format!("must be an integer{range}, got {what} ({})", compact(x)),
+                ));
+            }
+        }
+        Pass::Ranges => {
+            let below = lo.is_some_and(|lo| x < lo);
+            let above = hi.is_some_and(|hi| x > hi);
+            if below || above {
+                let text = |b: f64| if integer { int_text(b) } else { compact(b) };
+                let allowed = match (lo, hi) {
+                    (Some(lo), Some(hi)) => format!("in [{}, {}]", text(lo), text(hi)),
+                    (Some(lo), None) => format!(">= {}", text(lo)),
+                    (None, Some(hi)) => format!("<= {}", text(hi)),
+                    (None, None) => unreachable!("a bound was crossed"),
+                };
+                return Err(ScenarioError::new(
+                    path,
+                    format!("must be {allowed} (the schema's range), got {}", compact(x)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn int_text(v: f64) -> String {
+    if v.abs() < 1e19 {
+        format!("{}", v as i128)
+    } else {
+        compact(v)
+    }
+}
+
+/// A number in at most about 20 characters: `1e308`, `1e-300`, `0.25`, `4294967295`.
+pub fn compact(v: f64) -> String {
+    let plain = format!("{v}");
+    let tiny = v != 0.0 && v.abs() < 1e-4;
+    if plain.len() <= 12 && !tiny {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// `message` with every number longer than 20 characters (Rust prints `1e308` as 309 digits)
+/// written as [`compact`] does.
+pub(crate) fn compact_numbers(message: &str) -> String {
+    let b = message.as_bytes();
+    let mut out = String::with_capacity(message.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+            let tok = &message[start..i];
+            let digits = tok.bytes().filter(u8::is_ascii_digit).count();
+            match tok.trim_end_matches('.').parse::<f64>() {
+                Ok(x) if digits > 20 => {
+                    out.push_str(&format!("{x:e}"));
+                    if tok.ends_with('.') {
+                        out.push('.');
+                    }
+                }
+                _ => out.push_str(tok),
+            }
+        } else {
+            let ch = message[i..].chars().next().expect("in bounds");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_numbers_are_compact() {
+        let big = format!("got {}", 1e308);
+        assert!(big.len() > 300);
+        assert_eq!(compact_numbers(&big), "got 1e308");
+        assert_eq!(
+            compact_numbers(&format!("got {}, ok", 1e-300)),
+            "got 1e-300, ok"
+        );
+        assert_eq!(
+            compact_numbers("in 0..=18446744073709551615"),
+            "in 0..=18446744073709551615"
+        );
+        assert_eq!(compact(0.25), "0.25");
+        assert_eq!(compact(1e-300), "1e-300");
+        assert_eq!(compact(1e-9), "1e-9");
+        assert_eq!(compact(1e6), "1000000");
+        assert_eq!(compact(4294967295.0), "4294967295");
+    }
+}
