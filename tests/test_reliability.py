@@ -225,6 +225,19 @@ def test_resource_estimates_refuse_before_the_run(tmp_path: Path, capsys, monkey
     e = _reject(doc)
     assert e.path == "connections" and "(run.max_memory_mb)" in e.message
 
+    # 10 connections of 1,000 MPEG-2 video sources: 10 x 1,000 x 1.25 MiB = 12.2 GB
+    doc = minimal_scenario()
+    doc["connections"] = [
+        {**copy.deepcopy(doc["connections"][0]), "name": f"v{i}", "category": "ubr",
+         "source": {"kind": "mpeg2", "mean_mbps": 0.1, "std_mbps": 0.05, "sources": 1000}}
+        for i in range(10)
+    ]
+    doc["run"]["max_memory_mb"] = 4000
+    e = _reject(doc)
+    assert e.path.endswith(".source.sources") and "video sources" in e.message, str(e)
+    doc["run"]["max_memory_mb"] = 20_000
+    check_document(doc)  # fits the larger limit
+
     # a 1e6 km link at 1 Tb/s reserves room for 5 s of cells: about 660 TB
     doc = minimal_scenario()
     doc["links"][1].update(length_km=1e6, rate_mbps=1e6)

@@ -8,10 +8,11 @@
 //!
 //! The per-item costs are measured, with a margin (`docs/scenarios.md`, "Resource limits"):
 //! building a connection direction costs about 2.4 KB (CBR) to 5.6 KB (duplex TCP), its delay
-//! histogram 15 KB once it delivers; a series row held before it is written costs about 250 B
-//! (the core's columns and their Python lists).
+//! histogram 15 KB once it delivers; an MPEG-2 video source about 0.94 MB (its FGN block); a
+//! series row held before it is written costs about 250 B (the core's columns and their Python
+//! lists).
 
-use super::{NodeKind, Res, Scenario, ScenarioError};
+use super::{NodeKind, Res, Scenario, ScenarioError, SourceKind};
 use crate::wire::Cell;
 
 /// What one run of a scenario is estimated to need.
@@ -33,6 +34,9 @@ pub struct Estimate {
 pub const BASE_BYTES: f64 = 150e6;
 /// State of one connection direction (flow, endpoint, counters, delay histogram), with margin.
 pub const CONNECTION_BYTES: f64 = 32.0 * 1024.0;
+/// One MPEG-2 video source: its FGN block of 16,384 values and the generator's work space
+/// (measured: 0.94 MB a source, 200 sources in one connection), with margin.
+pub const VIDEO_SOURCE_BYTES: f64 = 1.25 * 1048576.0;
 /// A series row held in memory until it is written (core columns and Python lists), with margin.
 pub const ROW_BYTES: f64 = 256.0;
 /// Rows the front end lets the core accumulate before it writes them out (a slice).
@@ -115,7 +119,20 @@ pub fn estimate(sc: &Scenario) -> Estimate {
     }
     let mut directions = 0.0;
     let mut rows = 2.0 * sc.links.len() as f64; // one per port
-    for c in &sc.connections {
+    for (i, c) in sc.connections.iter().enumerate() {
+        for (key, s) in [
+            ("source", Some(&c.source)),
+            ("reverse_source", c.reverse_source.as_ref()),
+        ] {
+            if let Some(s) = s.filter(|s| s.kind == SourceKind::Mpeg2) {
+                let n = s.sources.max(1) as f64;
+                e.parts.push((
+                    format!("connections[{i}].{key}.sources"),
+                    n * VIDEO_SOURCE_BYTES,
+                    format!("{n} MPEG-2 video sources x 1.25 MiB (FGN blocks)"),
+                ));
+            }
+        }
         let dirs = if c.bidirectional { 2.0 } else { 1.0 };
         let bundle = c.source.bundle.max(1) as f64;
         directions += dirs * bundle;
