@@ -187,6 +187,24 @@ pub struct Summary {
     pub connections: BTreeMap<String, ConnectionSummary>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, CallSummary>,
+    /// Switches whose fabric keeps counters of its own (credit fabrics), by node name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fabrics: BTreeMap<String, FabricSummary>,
+}
+
+/// A credit fabric over the whole run (warm-up included: these measure the fabric).
+#[derive(Debug, Clone, Serialize)]
+pub struct FabricSummary {
+    pub kind: &'static str,
+    /// Cells the TDM bus carried from the inputs to the outputs.
+    pub bus_cells: u64,
+    /// Cells refused by a full input buffer (also in the feeding ports' `input_buffer_full`).
+    pub input_drops: u64,
+    /// Most cells in one input buffer, and cells in all input buffers at the end.
+    pub max_input_cells: u32,
+    pub cells_in_inputs: u32,
+    /// Most credits one output had out at once (at most its `credits`).
+    pub max_credits_used: u32,
 }
 
 /// One TCP connection over the measurement window (after warm-up) unless noted.

@@ -25,8 +25,10 @@ mod calls;
 mod check;
 mod check_cac;
 mod check_connection;
+mod check_fabric;
 mod check_source;
 mod connection;
+mod fabric;
 mod source;
 mod topology;
 
@@ -35,6 +37,7 @@ pub use calls::*;
 pub use check::validate;
 pub(crate) use check_cac::{admit_permanent, permanent_reservation};
 pub use connection::*;
+pub use fabric::*;
 pub use source::*;
 pub use topology::*;
 
