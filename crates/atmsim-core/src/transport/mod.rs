@@ -15,8 +15,12 @@
 //! folder, one variant below, and its scenario section.
 //!
 //! - [`tcp`]: BSD-style TCP (Reno family), [`tcp::TcpEnd`].
+//! - [`udp`]: UDP/IP over AAL5 with LLC/SNAP (seed 004), messages split into datagrams up to the
+//!   IP MTU, [`udp::UdpEnd`] (its model and tests; not yet a variant of [`AnyTransport`]: the
+//!   video source that will drive it is issue 15's next piece).
 
 pub mod tcp;
+pub mod udp;
 
 use crate::time::SimTime;
 use crate::wire::SegHdr;
