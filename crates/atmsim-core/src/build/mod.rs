@@ -41,6 +41,9 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         SourceKind::Tcp => {
             return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
         }
+        // a stream and its receiver are built with the connection (build/connection.rs), which
+        // knows the traces; validation keeps video off ABR and switched calls
+        SourceKind::Video => AnyApp::Idle,
         SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
             Multiplex::new(&s.video_params(), s.sources as usize)
                 .expect("validated video parameters"),
@@ -251,7 +254,9 @@ impl Simulation {
         let mut endpoints: Vec<Endpoint> = Vec::new();
         let mut monitors: Vec<Monitor> = Vec::new();
         let mut ports = ports;
+        let traces = crate::build::connection::traces(sc);
         let b = Builder {
+            traces: &traces,
             sc,
             ports: &ports,
             link_mbps: &link_mbps,

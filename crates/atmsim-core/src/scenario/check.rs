@@ -6,6 +6,7 @@
 use super::check_cac::validate_permanent_cac;
 use super::check_connection::validate_connection;
 use super::check_fabric::validate_fabric;
+use super::check_video::validate_video;
 use super::{
     class_buffers, default_cac_buffer_cells, default_cac_clr, default_delta, default_erica_plus_a,
     default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
@@ -358,6 +359,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         validate_connection(&p, c, sc, &kinds, &adj)?;
     }
+    validate_video(sc)?;
     // the connections of a bundle are measured with one monitor: same parameters
     let mut bundles: BTreeMap<&str, (usize, &ProposeSpec)> = BTreeMap::new();
     for (i, c) in sc.connections.iter().enumerate() {

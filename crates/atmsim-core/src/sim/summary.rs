@@ -160,6 +160,8 @@ impl Simulation {
                 ConnectionSummary {
                     tcp,
                     tcp_bundle,
+                    video: crate::host::video_ends(by_flow[i].iter().copied())
+                        .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,

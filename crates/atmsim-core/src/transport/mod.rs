@@ -16,8 +16,8 @@
 //!
 //! - [`tcp`]: BSD-style TCP (Reno family), [`tcp::TcpEnd`].
 //! - [`udp`]: UDP/IP over AAL5 with LLC/SNAP (seed 004), messages split into datagrams up to the
-//!   IP MTU, [`udp::UdpEnd`] (its model and tests; not yet a variant of [`AnyTransport`]: the
-//!   video source that will drive it is issue 15's next piece).
+//!   IP MTU, [`udp::UdpSender`] / [`udp::UdpReceiver`]; seed 004's video streams drive them
+//!   from the host (`host/video.rs`), so UDP needs no [`AnyTransport`] variant of its own.
 
 pub mod tcp;
 pub mod udp;

@@ -103,7 +103,12 @@ impl UdpSender {
         m
     }
 
-    /// Datagrams waiting in the sender (not yet handed to AAL5).
+    /// When the sender must be called again to continue (its outbox was full), if so.
+    pub fn resume_at(&self) -> Option<SimTime> {
+        self.resume
+    }
+
+    /// Messages with datagrams waiting in the sender (not yet handed to AAL5).
     pub fn backlog(&self) -> usize {
         self.queue.len()
     }
@@ -199,25 +204,14 @@ impl UdpReceiver {
     }
 }
 
-/// One end of a UDP "connection" (a port pair on one VC): a sender, a receiver, or both.
-#[derive(Clone, Debug)]
-pub struct UdpEnd {
-    pub sender: Option<UdpSender>,
-    pub receiver: Option<UdpReceiver>,
-}
-
-impl Transport for UdpEnd {
+impl Transport for UdpSender {
+    /// Asked for only when the outbox was full: continue at once.
     fn next_timer(&self) -> Option<SimTime> {
-        self.sender.as_ref().and_then(|s| s.resume)
+        self.resume
     }
     fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
-        if let Some(s) = &mut self.sender {
-            s.pump(now, out);
-        }
-    }
-    fn on_frame(&mut self, _now: SimTime, sdu: u32, seg: SegHdr, _out: &mut impl SegmentOut) {
-        if let Some(r) = &mut self.receiver {
-            r.receive(sdu, seg);
+        if self.resume.is_some() {
+            self.pump(now, out);
         }
     }
 }
@@ -288,15 +282,12 @@ mod tests {
 
     #[test]
     fn a_full_outbox_defers_the_rest_to_a_timer_at_once() {
-        let mut s = UdpEnd {
-            sender: Some(UdpSender::new(1500)),
-            receiver: None,
-        };
+        let mut s = UdpSender::new(1500);
         let mut out = Out {
             frames: vec![],
             room: 3,
         };
-        s.sender.as_mut().unwrap().send(7, 10 * 1472, &mut out);
+        s.send(7, 10 * 1472, &mut out);
         assert_eq!(out.frames.len(), 3);
         assert_eq!(s.next_timer(), Some(7));
         let mut more = Out {
