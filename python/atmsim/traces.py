@@ -82,6 +82,9 @@ def resolve_traces(doc: dict[str, Any], file_for: Any, cache: dict[Path, list[in
         return
     cache = {} if cache is None else cache
     for name, t in traces.items():
+        if isinstance(t, dict) and "codec" in t:
+            _generate(name, t, file_for)
+            continue
         if not isinstance(t, dict) or "file" not in t:
             continue
         key = f"traces.{name}.file"
@@ -96,3 +99,23 @@ def resolve_traces(doc: dict[str, Any], file_for: Any, cache: dict[Path, list[in
         if path not in cache:
             cache[path] = read_trace(path, src, key)
         t["frames"] = cache[path]
+
+
+def _generate(name: str, t: dict[str, Any], file_for: Any) -> None:
+    """``traces.NAME.codec``: a synthetic trace (``atmsim.synth``) into ``frames``."""
+    from .synth import CODECS, synthesize
+
+    codec = t["codec"]
+    src = file_for(f"traces.{name}.codec")
+    if codec not in CODECS:
+        raise ScenarioError(src, f"traces.{name}.codec", f"unknown codec {codec!r}; one of: {', '.join(sorted(CODECS))}")
+    for other in ("file", "frames"):
+        if t.get(other):
+            raise ScenarioError(src, f"traces.{name}.{other}", "give one of codec, file and frames")
+    length = t.get("length")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 10_000_000):
+        raise ScenarioError(file_for(f"traces.{name}.length"), f"traces.{name}.length", f"must be an integer in 1..=10000000, got {length!r}")
+    seed = t.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ScenarioError(file_for(f"traces.{name}.seed"), f"traces.{name}.seed", f"must be an integer >= 0, got {seed!r}")
+    t["frames"] = synthesize(codec, length, seed)

@@ -13,7 +13,11 @@ pub(crate) fn validate_video(sc: &Scenario) -> Res<()> {
         if t.frames.is_empty() {
             return Err(ScenarioError::new(
                 format!("{p}.frames"),
-                "must hold at least one frame size (or give file)",
+                if t.codec.is_some() || t.file.is_some() {
+                    "empty: file and codec traces are filled in by the front end (atmsim)"
+                } else {
+                    "must hold at least one frame size (or give file or codec)"
+                },
             ));
         }
         for (i, &b) in t.frames.iter().enumerate() {
