@@ -429,6 +429,39 @@ impl Simulation {
     }
 }
 
+/// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
+/// inputs are the ports of the links coming in, its outputs its own ports, whose buffers become
+/// `output_buffer_cells` and which give credits back (`Port::credit_node`).
+fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditFabric {
+    let mut high = [false; 5];
+    for k in &c.high_priority {
+        high[*k as usize] = true;
+    }
+    let out_buffer = c.output_buffer_cells as u32;
+    let p = CreditParams {
+        input_buffer_cells: c.input_buffer_cells as u32,
+        output_buffer_cells: out_buffer,
+        credits: c.credits.map(|k| k as u32).unwrap_or(out_buffer),
+        credit_delay_ps: us_to_ps(c.credit_delay_us),
+        bus_bps: source_bps(c.bus_mbps),
+        latency_ps: us_to_ps(c.latency_us),
+        voq: c.queueing == InputQueueing::Voq,
+        high,
+    };
+    let in_port = (0..ports.len() as u32)
+        .filter(|&q| ports[q as usize].to == node)
+        .collect();
+    let out_port: Vec<u32> = (0..ports.len() as u32)
+        .filter(|&q| ports[q as usize].node == node)
+        .collect();
+    for &q in &out_port {
+        let port = &mut ports[q as usize];
+        port.queue.limit = out_buffer;
+        port.credit_node = node;
+    }
+    CreditFabric::new(p, in_port, out_port, ports.len())
+}
+
 #[cfg(test)]
 mod tests {
     /// Defaults live with the scenario keys (`crate::scenario`, exported in the JSON Schema):
@@ -464,37 +497,4 @@ mod tests {
         }
         assert!(files >= 3, "read {files} files of {dir}");
     }
-}
-
-/// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
-/// inputs are the ports of the links coming in, its outputs its own ports, whose buffers become
-/// `output_buffer_cells` and which give credits back (`Port::credit_node`).
-fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditFabric {
-    let mut high = [false; 5];
-    for k in &c.high_priority {
-        high[*k as usize] = true;
-    }
-    let out_buffer = c.output_buffer_cells as u32;
-    let p = CreditParams {
-        input_buffer_cells: c.input_buffer_cells as u32,
-        output_buffer_cells: out_buffer,
-        credits: c.credits.map(|k| k as u32).unwrap_or(out_buffer),
-        credit_delay_ps: us_to_ps(c.credit_delay_us),
-        bus_bps: source_bps(c.bus_mbps),
-        latency_ps: us_to_ps(c.latency_us),
-        voq: c.queueing == InputQueueing::Voq,
-        high,
-    };
-    let in_port = (0..ports.len() as u32)
-        .filter(|&q| ports[q as usize].to == node)
-        .collect();
-    let out_port: Vec<u32> = (0..ports.len() as u32)
-        .filter(|&q| ports[q as usize].node == node)
-        .collect();
-    for &q in &out_port {
-        let port = &mut ports[q as usize];
-        port.queue.limit = out_buffer;
-        port.credit_node = node;
-    }
-    CreditFabric::new(p, in_port, out_port, ports.len())
 }
