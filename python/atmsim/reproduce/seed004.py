@@ -25,6 +25,8 @@ FIG7 = {"4to1": {16, 20, 24, 28, 32}, "2to1": {16, 20, 24, 28}}
 FIG8 = {80, 96, 112, 128}
 CODEC_STREAMS = (16, 20, 24)
 RATES = {"jpeg": 15, "mpeg1": 24, "mpeg2": 24}
+#: replications: the run's seed draws each stream's offset into the trace and phase
+SEEDS_FULL = (1, 2, 3)
 
 
 def _connections(senders: int, receivers: int, n: int, rate: int) -> list[dict[str, Any]]:
@@ -37,6 +39,16 @@ def _connections(senders: int, receivers: int, n: int, rate: int) -> list[dict[s
 
 
 def runs(quick: bool) -> list[RunSpec]:
+    out: list[RunSpec] = []
+    for seed in (1,) if quick else SEEDS_FULL:
+        for spec in _runs(quick):
+            p = {**spec.params, "seed": seed}
+            out.append(RunSpec(name=f"{spec.name}-s{seed}", scenario=spec.scenario,
+                               overrides={**spec.overrides, "run.seed": seed}, params=p))
+    return out
+
+
+def _runs(quick: bool) -> list[RunSpec]:
     d = QUICK_S if quick else DURATION_S
     out: list[RunSpec] = []
     for cfg, counts in FIG7.items():
@@ -73,22 +85,34 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
     seed = reference.get("seed_file", "")
     rows: list[Row] = []
     # Figures 7 and 8 (MPEG-1, both switches) keyed by (config, switch, streams, "mpeg1"); the
-    # codec runs of Figure 6 separately (Fore, 4 to 1), keyed by codec
-    by = {(s.params["config"], s.params["switch"], s.params["streams"], "mpeg1"): s
-          for s in specs if s.params["figure"] != "Figure 6"}
-    codec_runs = {(s.params["config"], s.params["switch"], s.params["streams"], s.params["codec"]): s
-                  for s in specs if s.params["figure"] == "Figure 6"}
-    stats = {k: loss_stats(results[s.name]) for k, s in by.items()}
-    codec_stats = {k: loss_stats(results[s.name]) for k, s in codec_runs.items()}
+    # codec runs of Figure 6 separately (Fore, 4 to 1), keyed by codec; each key has one run per
+    # replication (seed)
+    by: dict[tuple[str, str, int, str], list[RunSpec]] = {}
+    codec_runs: dict[tuple[str, str, int, str], list[RunSpec]] = {}
+    for s in specs:
+        p = s.params
+        codec = p.get("codec", "mpeg1")
+        target = codec_runs if p["figure"] == "Figure 6" else by
+        target.setdefault((p["config"], p["switch"], p["streams"], codec), []).append(s)
+    per_run = {s.name: loss_stats(results[s.name]) for s in specs}
+
+    def mean_of(group: list[RunSpec], q: str) -> float:
+        return st.mean(per_run[s.name][q] for s in group)
+
+    stats = {k: {q: mean_of(g, q) for q in ("max", "min", "avg", "sd")} for k, g in by.items()}
+    codec_stats = {k: {q: mean_of(g, q) for q in ("max", "min", "avg", "sd")} for k, g in codec_runs.items()}
     for ref in reference.get("reference", []):
         key = (ref["config"], ref["switch"], ref["streams"], "mpeg1")
         if key not in by:
             continue
-        s, m = by[key], stats[key]
+        group = by[key]
         src = f'{seed}, {ref["figure"]}: "{ref["quote"]}"'
-        run = f"{s.name} ({s.params['duration_s']:g} s)"
+        first = group[0]
+        run = f"{first.name.rsplit('-s', 1)[0]} ({first.params['duration_s']:g} s)"
         for q, k in (("avg", "avg_pct"), ("max", "max_pct"), ("min", "min_pct"), ("sd", "sd")):
-            rows.append(Row(f"frame loss across streams, {q} (%)", run, ref[k], m[q], src, digits=3))
+            vals = [per_run[s.name][q] for s in group]
+            rows.append(Row(f"frame loss across streams, {q} (%)", run, ref[k], st.mean(vals), src, digits=3,
+                            spread=st.stdev(vals) if len(vals) > 1 else None, replications=len(vals)))
     claims = {c["id"]: c for c in reference.get("claim", [])}
 
     def verdict(pairs: list[tuple[float, float]]) -> str:
@@ -133,7 +157,8 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
 
 
 def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
-    """Average frame loss against the stream count, ours, per configuration and switch."""
+    """Average frame loss against the stream count (mean over replications), ours, per
+    configuration and switch (Figure 6: per codec)."""
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for fig_name, title in (("Figure 7", "fig7"), ("Figure 8", "fig8"), ("Figure 6", "fig6")):
@@ -142,13 +167,13 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
             continue
         fig = figure(7.0, 4.5)
         ax = fig.add_subplot()
-        lines: dict[str, list[tuple[int, float]]] = {}
+        lines: dict[str, dict[int, list[float]]] = {}
         for s in group:
             label = f"{s.params['config']} {s.params.get('codec', s.params['switch'])}"
-            lines.setdefault(label, []).append((s.params["streams"], loss_stats(results[s.name])["avg"]))
+            lines.setdefault(label, {}).setdefault(s.params["streams"], []).append(loss_stats(results[s.name])["avg"])
         for label, pts in sorted(lines.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+            xs = sorted(pts)
+            ax.plot(xs, [st.mean(pts[x]) for x in xs], marker="o", label=label)
         ax.set_xlabel("streams")
         ax.set_ylabel("frame loss, average over streams (%)")
         ax.grid(True, alpha=0.3)
@@ -164,7 +189,8 @@ METHOD = f"""
 - **Runs**: the files of `scenarios/seed004/` (their headers give the readings) with the stream
   count set by replacing the connections, streams spread evenly over the senders; every run is
   {DURATION_S:g} s, the seed's 3 min 40 s ({QUICK_S:g} s and one stream count per figure with
-  `--quick`), 1 s of warm-up, seed 1, one replication.
+  `--quick`), 1 s of warm-up; replications with seeds 1, 2, 3 (one with `--quick`): ours is their
+  mean, with their standard deviation. The claims compare those means.
 - **Frame loss**: per stream, frames lost / (received + lost) for frames due after warm-up (a
   frame is lost if any of its cells is; frames after the last whole one are undecided);
   then max, min, mean and population standard deviation across the streams of the run.
