@@ -34,7 +34,7 @@ def test_registry_and_reference_data() -> None:
         assert kinds, f"reference {r['id']} has no value and nothing to measure"
         if "published" in r or "maxmin" in r or "formula" in r:
             assert r.get("quote"), f"reference {r['id']} has a value but no quote"
-    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: seed000, seed002, seed003"):
+    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: seed000, seed002, seed003, seed004"):
         rep.get_experiment("nope")
 
 
@@ -187,7 +187,7 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
     assert e.value.path == "connections[0].abr.nrm"
     assert not out.exists() and not list(tmp_path.iterdir())
     assert main(["reproduce", "nope", "--out", str(out)]) == 2
-    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: seed000, seed002, seed003"
+    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: seed000, seed002, seed003, seed004"
     assert main(["reproduce", "seed003", "--jobs", "0", "--out", str(out)]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert not out.exists()
@@ -200,5 +200,5 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
 def test_list(capsys) -> None:
     assert main(["reproduce", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["seed000", "seed002", "seed003"]
+    assert [line.split(":")[0] for line in lines] == ["seed000", "seed002", "seed003", "seed004"]
     assert all(not line.split(": ", 1)[1].startswith(line.split(":")[0]) for line in lines), "name printed twice"

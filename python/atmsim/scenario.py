@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ScenarioError
+from .traces import resolve_traces
 
 __all__ = [
     "Provenance",
@@ -561,6 +562,7 @@ def load_scenario(
     apply_overrides(doc, overrides, prov, SET)
     for label, extra in extra_overrides:
         apply_overrides(doc, extra, prov, label)
+    resolve_traces(doc, prov.file_for)  # video traces: each file read once (traces.py)
     if validate:
         check_document(doc, prov)
     return doc, prov

@@ -20,6 +20,7 @@
 pub mod cbr;
 pub mod mpeg2;
 pub mod onoff;
+pub mod video;
 
 pub use cbr::Cbr;
 pub use onoff::OnOff;

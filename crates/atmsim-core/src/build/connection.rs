@@ -17,10 +17,13 @@ use crate::transport::tcp::TcpEnd;
 use crate::transport::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::transport::AnyTransport;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// What building a connection needs to look up: the scenario and the ports built so far.
 pub(crate) struct Builder<'a> {
     pub(crate) sc: &'a Scenario,
+    /// Every trace of the scenario, once (video streams share them).
+    pub(crate) traces: &'a BTreeMap<String, Arc<[u32]>>,
     pub(crate) ports: &'a [Port],
     pub(crate) link_mbps: &'a BTreeMap<(u32, u32), f64>,
     pub(crate) node_id: &'a BTreeMap<String, u32>,
@@ -119,6 +122,10 @@ impl Builder<'_> {
                 let fwd = flows.len();
                 flows.push(new_flow(c.name.clone(), &c.route, c.category, frame, false));
                 let src = endpoints.len();
+                if c.source.kind == SourceKind::Video {
+                    self.video(c, fwd, flows, endpoints);
+                    return;
+                }
                 endpoints.push(endpoint(
                     fwd,
                     source_app(&c.source, first_rate(&c.route)),
@@ -418,5 +425,67 @@ impl Builder<'_> {
             active: 0,
             max_active: 0,
         }
+    }
+}
+
+/// The scenario's traces as shared slices, one per name.
+pub(crate) fn traces(sc: &Scenario) -> BTreeMap<String, Arc<[u32]>> {
+    sc.traces
+        .iter()
+        .map(|(k, t)| (k.clone(), t.frames.iter().map(|&b| b as u32).collect()))
+        .collect()
+}
+
+impl Builder<'_> {
+    /// A video stream (seed 004) on flow `fwd`: its sender (trace player over UDP) and its
+    /// receiver (UDP reassembly, frame metrics) on the same flow. The offset into the trace and
+    /// the phase of the first frame come from the stream `connections.NAME.video`.
+    fn video(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        flows: &mut [Flow],
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        use crate::app::video::FramePlayer;
+        use crate::host::video::{VideoReceiver, VideoSender};
+        use crate::metrics::FrameMetrics;
+        use crate::transport::udp::{UdpReceiver, UdpSender};
+        use rand::RngExt;
+        let s = &c.source;
+        let v = s
+            .video
+            .as_ref()
+            .expect("validated: video needs source.video");
+        let sizes = self.traces[&v.trace].clone();
+        let interval = 1e12 / v.frame_rate;
+        let (offset, phase) = if v.random_offset {
+            let mut r = stream(self.sc.run.seed, &format!("connections.{}.video", c.name));
+            let k = r.random_range(0..sizes.len());
+            let ph = (r.random::<f64>() * interval) as SimTime;
+            (k, ph)
+        } else {
+            (0, 0)
+        };
+        let t0 = secs_to_ps(s.start_s) + phase;
+        let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+        let player = FramePlayer::new(sizes, v.frame_rate, offset, t0, stop);
+        let first_frame = player.first_at_or_after(secs_to_ps(self.sc.run.warmup_s));
+        flows[fwd].sar.framed = true;
+        let tx = VideoSender {
+            player: player.clone(),
+            udp: UdpSender::new(v.mtu_bytes as u32),
+            first_frame,
+        };
+        let rx = VideoReceiver {
+            udp: UdpReceiver::default(),
+            metrics: FrameMetrics::new(interval, v.playout_intervals, first_frame),
+            schedule: player,
+        };
+        let key = format!("connections.{}.source", c.name);
+        endpoints.push(self.endpoint(fwd, AnySource::VideoTx(Box::new(tx)), key));
+        flows[fwd].set_rx(0, endpoints.len() as u32);
+        let key = format!("connections.{}.video_receiver", c.name);
+        endpoints.push(self.endpoint(fwd, AnySource::VideoRx(Box::new(rx)), key));
     }
 }

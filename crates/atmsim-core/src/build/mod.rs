@@ -18,6 +18,7 @@ use crate::engine::{Event, EventQueue};
 use crate::host::AnySource;
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
+use crate::net::switch::credit::CreditParams;
 use crate::net::*;
 use crate::policing::{GcraForm, ScrStream, Upc, UpcAction};
 use crate::scenario::{
@@ -25,6 +26,7 @@ use crate::scenario::{
     ConnectionSpec, EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec,
     UpcActionSpec,
 };
+use crate::scenario::{CreditFabricSpec, FabricSpec, InputQueueing};
 use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
@@ -39,6 +41,9 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         SourceKind::Tcp => {
             return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
         }
+        // a stream and its receiver are built with the connection (build/connection.rs), which
+        // knows the traces; validation keeps video off ABR and switched calls
+        SourceKind::Video => AnyApp::Idle,
         SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
             Multiplex::new(&s.video_params(), s.sources as usize)
                 .expect("validated video parameters"),
@@ -196,9 +201,15 @@ impl Simulation {
                 Node {
                     name: n.name.clone(),
                     kind: n.kind,
-                    fabric: AnyFabric::OutputBuffered(OutputBuffered {
-                        transit_ps: us_to_ps(n.fabric_delay_us),
-                    }),
+                    fabric: match &n.fabric {
+                        // the ports are wired to a credit fabric once they exist (below)
+                        Some(FabricSpec::Credit(c)) => AnyFabric::OutputBuffered(OutputBuffered {
+                            transit_ps: us_to_ps(c.latency_us),
+                        }),
+                        _ => AnyFabric::OutputBuffered(OutputBuffered {
+                            transit_ps: us_to_ps(n.fabric_delay_us),
+                        }),
+                    },
                     setup_ps: us_to_ps(n.call_processing_us),
                 }
             })
@@ -219,6 +230,13 @@ impl Simulation {
                 ports.push(port::build(sc, l, &nodes, from, to, prop));
             }
         }
+        let mut nodes = nodes;
+        for (i, n) in sc.nodes.iter().enumerate() {
+            if let Some(FabricSpec::Credit(c)) = &n.fabric {
+                let f = credit_fabric(c, i as u32, &mut ports);
+                nodes[i].fabric = AnyFabric::Credit(Box::new(f));
+            }
+        }
         let mut groups = Vec::new();
         for n in &sc.nodes {
             let from = node_id[&n.name];
@@ -236,7 +254,9 @@ impl Simulation {
         let mut endpoints: Vec<Endpoint> = Vec::new();
         let mut monitors: Vec<Monitor> = Vec::new();
         let mut ports = ports;
+        let traces = crate::build::connection::traces(sc);
         let b = Builder {
+            traces: &traces,
             sc,
             ports: &ports,
             link_mbps: &link_mbps,
@@ -407,6 +427,39 @@ impl Simulation {
         }
         sim
     }
+}
+
+/// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
+/// inputs are the ports of the links coming in, its outputs its own ports, whose buffers become
+/// `output_buffer_cells` and which give credits back (`Port::credit_node`).
+fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditFabric {
+    let mut high = [false; 5];
+    for k in &c.high_priority {
+        high[*k as usize] = true;
+    }
+    let out_buffer = c.output_buffer_cells as u32;
+    let p = CreditParams {
+        input_buffer_cells: c.input_buffer_cells as u32,
+        output_buffer_cells: out_buffer,
+        credits: c.credits.map(|k| k as u32).unwrap_or(out_buffer),
+        credit_delay_ps: us_to_ps(c.credit_delay_us),
+        bus_bps: source_bps(c.bus_mbps),
+        latency_ps: us_to_ps(c.latency_us),
+        voq: c.queueing == InputQueueing::Voq,
+        high,
+    };
+    let in_port = (0..ports.len() as u32)
+        .filter(|&q| ports[q as usize].to == node)
+        .collect();
+    let out_port: Vec<u32> = (0..ports.len() as u32)
+        .filter(|&q| ports[q as usize].node == node)
+        .collect();
+    for &q in &out_port {
+        let port = &mut ports[q as usize];
+        port.queue.limit = out_buffer;
+        port.credit_node = node;
+    }
+    CreditFabric::new(p, in_port, out_port, ports.len())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
+use crate::host::video::{VideoReceiver, VideoSender};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -36,6 +37,10 @@ pub enum AnySource {
     AbrDest(AbrDest),
     /// One end of a transport connection (crate::transport): frames in, frames out.
     Transport(AnyTransport),
+    /// A video stream's sender: a trace player over UDP (seed 004, `host/video.rs`).
+    VideoTx(Box<VideoSender>),
+    /// A video stream's receiver: UDP reassembly and frame metrics.
+    VideoRx(Box<VideoReceiver>),
 }
 
 impl AnySource {
@@ -56,6 +61,8 @@ impl Application for AnySource {
             AnySource::Abr(s) => s.start(ctx),
             AnySource::AbrDest(s) => s.start(ctx),
             AnySource::Transport(t) => transport_timer(ctx, t.next_timer()),
+            AnySource::VideoTx(v) => v.start(ctx),
+            AnySource::VideoRx(_) => {}
         }
     }
     #[inline]
@@ -68,6 +75,8 @@ impl Application for AnySource {
                 t.on_timer(ctx.now, ctx);
                 transport_timer(ctx, t.next_timer());
             }
+            AnySource::VideoTx(v) => v.on_timer(ctx),
+            AnySource::VideoRx(_) => {}
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -75,7 +84,7 @@ impl Application for AnySource {
             AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
-            AnySource::Transport(_) => {}
+            AnySource::Transport(_) | AnySource::VideoTx(_) | AnySource::VideoRx(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -87,6 +96,8 @@ impl Application for AnySource {
                 t.on_frame(ctx.now, sdu, seg, ctx);
                 transport_timer(ctx, t.next_timer());
             }
+            AnySource::VideoTx(_) => {}
+            AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
         }
     }
 }
@@ -120,4 +131,19 @@ pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
         AnySource::AbrDest(d) => d.tcp.as_deref(),
         _ => None,
     }
+}
+
+/// The video stream on an endpoint's flow, if it is one: its sender and receiver.
+pub fn video_ends<'a>(
+    eps: impl IntoIterator<Item = &'a Endpoint>,
+) -> Option<(&'a VideoSender, &'a VideoReceiver)> {
+    let (mut tx, mut rx) = (None, None);
+    for e in eps {
+        match &e.app {
+            AnySource::VideoTx(v) => tx = Some(&**v),
+            AnySource::VideoRx(v) => rx = Some(&**v),
+            _ => {}
+        }
+    }
+    Some((tx?, rx?))
 }

@@ -6,7 +6,8 @@
 pub mod endpoint;
 pub mod sar;
 pub mod shaper;
+pub mod video;
 
-pub use endpoint::{tcp_receiver, tcp_sender, AnySource, Endpoint};
+pub use endpoint::{tcp_receiver, tcp_sender, video_ends, AnySource, Endpoint};
 pub use sar::Sar;
 pub use shaper::Shaper;

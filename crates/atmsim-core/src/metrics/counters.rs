@@ -25,10 +25,13 @@ pub enum DropReason {
     Epd = 7,
     /// Partial Packet Discard: a cell of a frame that had already lost a cell.
     Ppd = 8,
+    /// The input buffer of a credit-based switch fabric was full (`net/switch/credit.rs`);
+    /// counted on the port feeding that input.
+    InputBufferFull = 9,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::PortBufferFull,
         DropReason::ClassBufferFull,
@@ -39,6 +42,7 @@ impl DropReason {
         DropReason::Clp1Threshold,
         DropReason::Epd,
         DropReason::Ppd,
+        DropReason::InputBufferFull,
     ];
     pub fn name(self) -> &'static str {
         [
@@ -51,6 +55,7 @@ impl DropReason {
             "clp1_threshold",
             "epd",
             "ppd",
+            "input_buffer_full",
         ][self as usize]
     }
 }
@@ -58,9 +63,12 @@ impl DropReason {
 /// Drop counters by reason.
 pub type Drops = [u64; DropReason::COUNT];
 
+/// Every reason with its count; `input_buffer_full` only where it is not zero (only switches
+/// with a credit fabric have input buffers, and the other summaries keep their keys).
 pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
     DropReason::ALL
         .iter()
+        .filter(|r| **r != DropReason::InputBufferFull || d[**r as usize] > 0)
         .map(|r| (r.name(), d[*r as usize]))
         .collect()
 }

@@ -6,15 +6,18 @@
 //! [`counters`]: drop reasons, the delay histogram, per-port and per-flow counters updated on
 //! the hot path. [`summary`]: the serialized result (`summary.json`: ports, connections, calls,
 //! TCP). [`probe`]: the columnar store of the time series, whose columns each model declares
-//! next to its state.
+//! next to its state. [`frames`]: frame loss, received intervals and delays of video streams
+//! (seed 004).
 
 pub mod counters;
+pub mod frames;
 pub mod monitor;
 pub mod probe;
 pub mod qos;
 pub mod summary;
 
 pub use counters::*;
+pub use frames::FrameMetrics;
 pub use monitor::Monitor;
 pub use probe::{Probes, Row, TableDecl};
 pub use qos::*;

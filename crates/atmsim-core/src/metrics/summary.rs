@@ -173,6 +173,9 @@ pub struct ConnectionSummary {
     /// by connection number (`tcp` is connection 0's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_bundle: Option<Vec<TcpSummary>>,
+    /// Video streams (seed 004): frame-level results at the receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub video: Option<VideoSummary>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).
@@ -187,6 +190,24 @@ pub struct Summary {
     pub connections: BTreeMap<String, ConnectionSummary>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, CallSummary>,
+    /// Switches whose fabric keeps counters of its own (credit fabrics), by node name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fabrics: BTreeMap<String, FabricSummary>,
+}
+
+/// A credit fabric over the whole run (warm-up included: these measure the fabric).
+#[derive(Debug, Clone, Serialize)]
+pub struct FabricSummary {
+    pub kind: &'static str,
+    /// Cells the TDM bus carried from the inputs to the outputs.
+    pub bus_cells: u64,
+    /// Cells refused by a full input buffer (also in the feeding ports' `input_buffer_full`).
+    pub input_drops: u64,
+    /// Most cells in one input buffer, and cells in all input buffers at the end.
+    pub max_input_cells: u32,
+    pub cells_in_inputs: u32,
+    /// Most credits one output had out at once (at most its `credits`).
+    pub max_credits_used: u32,
 }
 
 /// One TCP connection over the measurement window (after warm-up) unless noted.
@@ -213,4 +234,31 @@ pub struct TcpSummary {
     /// Finite transfers: when the last byte was acknowledged (seconds from 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completed_s: Option<f64>,
+}
+
+/// A video stream's frames (seed 004), counted for frames due after warm-up. A frame is lost if
+/// any of its cells is; frames after the last one received whole are undecided at the end and in
+/// neither count.
+#[derive(Debug, Clone, Serialize)]
+pub struct VideoSummary {
+    /// Trace index of the stream's first frame (its offset).
+    pub trace_offset: u64,
+    pub frames_sent: u64,
+    /// UDP datagrams the sender produced, and the frames it sent split into more than one.
+    pub datagrams_sent: u64,
+    pub frames_received: u64,
+    pub frames_lost: u64,
+    /// frames_lost / (frames_received + frames_lost), percent (None before any is decided).
+    pub frame_loss_pct: Option<f64>,
+    /// Received intervals (between the last cells of consecutive whole frames) in frame
+    /// intervals: counts in [0,2), [2,4), [4,6), [6,inf), and their total.
+    pub interval_hist: [u64; 4],
+    pub intervals: u64,
+    /// Share of received intervals above the playout buffer (`playout_intervals`), percent.
+    pub beyond_playout_pct: Option<f64>,
+    pub playout_intervals: f64,
+    /// End-to-end delay of whole frames, from the time the frame was due at the sender to the
+    /// arrival of its last cell: mean and maximum, milliseconds.
+    pub frame_delay_mean_ms: Option<f64>,
+    pub frame_delay_max_ms: Option<f64>,
 }

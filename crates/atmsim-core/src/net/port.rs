@@ -35,6 +35,9 @@ pub struct Port {
     pub(crate) group: u32,
     /// The channel this port feeds.
     pub(crate) link: Link,
+    /// The node whose credit fabric this port is an output of (a credit goes back when a cell
+    /// leaves its buffer), or NONE.
+    pub(crate) credit_node: u32,
     /// ABR feedback scheme of this port.
     pub scheme: PortScheme,
     /// Cells of categories above ABR sent (CBR, VBR), and the count when the current ERICA

@@ -5,6 +5,8 @@
 
 use super::check_cac::validate_permanent_cac;
 use super::check_connection::validate_connection;
+use super::check_fabric::validate_fabric;
+use super::check_video::validate_video;
 use super::{
     class_buffers, default_cac_buffer_cells, default_cac_clr, default_delta, default_erica_plus_a,
     default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
@@ -59,6 +61,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
             ));
         }
         non_negative(&format!("{p}.fabric_delay_us"), n.fabric_delay_us)?;
+        validate_fabric(&p, n)?;
         non_negative(&format!("{p}.call_processing_us"), n.call_processing_us)?;
         if n.kind == NodeKind::Host && n.call_processing_us != 0.0 {
             return Err(ScenarioError::new(
@@ -352,6 +355,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         validate_connection(&p, c, sc, &kinds, &adj)?;
     }
+    validate_video(sc)?;
     // the connections of a bundle are measured with one monitor: same parameters
     let mut bundles: BTreeMap<&str, (usize, &ProposeSpec)> = BTreeMap::new();
     for (i, c) in sc.connections.iter().enumerate() {

@@ -129,6 +129,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "frame_bytes",
         ],
         Tcp => &["tcp", "start_s", "bundle"],
+        Video => &["video", "start_s", "stop_s"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default
@@ -159,6 +160,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ),
         ("tcp", s.tcp.is_some()),
         ("bundle", s.bundle != 1),
+        ("video", s.video.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -246,7 +248,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             &format!("{p}.tcp"),
             s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
         )?,
-        None => {}
+        None | Video => {} // video: with the traces, in check_video
     }
     for k in ["rate_mbps", "peak_mbps"] {
         let v = if k == "rate_mbps" {

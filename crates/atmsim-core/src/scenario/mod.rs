@@ -25,12 +25,16 @@ mod calls;
 mod check;
 mod check_cac;
 mod check_connection;
+mod check_fabric;
 mod check_resources;
 mod check_shape;
 mod check_source;
+mod check_video;
 mod connection;
+mod fabric;
 mod source;
 mod topology;
+mod video;
 
 pub use abr::*;
 pub use calls::*;
@@ -39,8 +43,10 @@ pub(crate) use check_cac::{admit_permanent, permanent_reservation};
 pub use check_resources::{estimate, memory_limit, Estimate, SLICE_ROWS};
 pub use check_shape::compact;
 pub use connection::*;
+pub use fabric::*;
 pub use source::*;
 pub use topology::*;
+pub use video::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -101,6 +107,10 @@ pub struct Scenario {
     /// Switched connections set up during the run by call arrivals, through CAC.
     #[serde(default)]
     pub calls: Vec<CallSpec>,
+    /// Frame-size traces played by video sources (`source.kind = "video"`), by name; each is
+    /// read once and shared by every stream that plays it (seed 004). Absent: no traces.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub traces: std::collections::BTreeMap<String, TraceSpec>,
 }
 
 /// Run settings.

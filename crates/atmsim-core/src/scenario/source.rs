@@ -23,6 +23,9 @@ pub enum SourceKind {
     /// A TCP connection (BSD Reno family, `source.tcp`): segments as AAL5 frames, ACKs on the
     /// reverse direction; over ABR the segments wait in the ABR source's queue.
     Tcp,
+    /// A video stream over UDP (seed 004, `source.video`): frames of a trace at a frame rate,
+    /// each frame in UDP datagrams up to the MTU; the receiver keeps frame metrics.
+    Video,
 }
 
 /// TCP recovery from loss.
@@ -160,7 +163,7 @@ pub enum FgnMethodSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp` or `none` (see [`SourceKind`]).
+    /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp`, `video` or `none` (see [`SourceKind`]).
     pub kind: SourceKind,
     /// cbr: rate in Mb/s of 53-byte cells (> 0, at most 1e6); required.
     #[serde(default)]
@@ -247,6 +250,9 @@ pub struct SourceSpec {
     #[serde(default = "default_bundle")]
     #[schemars(range(min = 1, max = 1024))]
     pub bundle: i64,
+    /// video: the stream's trace, frame rate, MTU and playout buffer; required.
+    #[serde(default)]
+    pub video: Option<super::VideoSpec>,
 }
 
 // The MPEG-2 defaults are seed 000 section 4's, kept with the model (`VideoParams::default`).

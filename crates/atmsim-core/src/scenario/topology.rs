@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AbrSchemeSpec, CacSpec};
+use super::{AbrSchemeSpec, CacSpec, FabricSpec};
 
 /// Kind of node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -165,6 +165,10 @@ pub struct NodeSpec {
     #[serde(default)]
     #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub epd_threshold_cells: Option<i64>,
+    /// Switch fabric: `{ kind = "output-buffered" }` or `{ kind = "credit", ... }` (seed 004).
+    /// Absent: output-buffered.
+    #[serde(default)]
+    pub fabric: Option<FabricSpec>,
 }
 
 fn default_priority() -> Vec<Category> {

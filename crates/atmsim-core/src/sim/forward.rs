@@ -96,6 +96,12 @@ impl Simulation {
     pub(crate) fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
+        if port.credit_node != NONE {
+            // the cell leaves a credit fabric's output buffer: its credit goes back
+            let node = port.credit_node;
+            self.credit_returned(node, p);
+        }
+        let port = &mut self.ports[p as usize];
         if cls < Category::Abr as usize {
             port.hp_tx += 1;
         }
@@ -228,24 +234,80 @@ impl Simulation {
                 let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
                 self.abr_feedback(fp, fwd, &mut cell);
             }
-            self.switch_cell(node, np, cell, cls);
+            self.switch_cell(node, p, np, cell, cls);
         }
     }
 
-    /// A cell of category `cls` is at `node` (it came in on a link) and leaves by output port
-    /// `out`: the node's fabric takes it there.
+    /// A cell of category `cls` is at `node` (it came in on the link of port `from`) and leaves
+    /// by output port `out`: the node's fabric takes it there.
     #[inline]
-    pub(crate) fn switch_cell(&mut self, node: u32, out: u32, cell: Cell, cls: usize) {
-        match &self.nodes[node as usize].fabric {
+    pub(crate) fn switch_cell(
+        &mut self,
+        node: u32,
+        from: u32,
+        out: u32,
+        mut cell: Cell,
+        cls: usize,
+    ) {
+        let now = self.now;
+        match &mut self.nodes[node as usize].fabric {
             AnyFabric::OutputBuffered(_) => self.enqueue(out, cell, cls),
+            AnyFabric::Credit(f) => {
+                let input = f.input_of[from as usize];
+                if f.admit(input, out, cell, cls) {
+                    if let Some(t) = f.kick(now) {
+                        self.queue.push(t, Event::Fabric(node, switch::credit::BUS));
+                    }
+                } else {
+                    cell.hop -= 1; // lost at the switch's input, before its output port
+                    self.drop_cell(from, cell, DropReason::InputBufferFull);
+                }
+            }
         }
     }
 
     /// Timed work of node `node`'s fabric (an `Event::Fabric` it scheduled).
-    pub(crate) fn fabric_event(&mut self, node: u32, _arg: u32) {
-        match &self.nodes[node as usize].fabric {
+    pub(crate) fn fabric_event(&mut self, node: u32, arg: u32) {
+        let now = self.now;
+        match &mut self.nodes[node as usize].fabric {
             AnyFabric::OutputBuffered(_) => {
                 debug_assert!(false, "the output-buffered fabric schedules no events")
+            }
+            AnyFabric::Credit(f) => {
+                if arg != switch::credit::BUS {
+                    f.credit(arg);
+                } else if let switch::credit::Slot::Carried { w, port } = f.slot(now) {
+                    self.enqueue(port, w.cell, w.cls as usize);
+                } else {
+                    // nothing may cross: the bus waits for an arrival or a credit
+                    return;
+                }
+                self.kick_fabric(node);
+            }
+        }
+    }
+
+    /// A cell left output port `p` of node `node`, whose fabric works with credits.
+    fn credit_returned(&mut self, node: u32, p: u32) {
+        let now = self.now;
+        if let AnyFabric::Credit(f) = &mut self.nodes[node as usize].fabric {
+            let o = f.output_of[p as usize];
+            if f.p.credit_delay_ps == 0 {
+                f.credit(o);
+                self.kick_fabric(node);
+            } else {
+                let t = now + f.p.credit_delay_ps;
+                self.queue.push(t, Event::Fabric(node, o));
+            }
+        }
+    }
+
+    /// Schedule node `node`'s next bus slot if cells wait and none is scheduled.
+    fn kick_fabric(&mut self, node: u32) {
+        let now = self.now;
+        if let AnyFabric::Credit(f) = &mut self.nodes[node as usize].fabric {
+            if let Some(t) = f.kick(now) {
+                self.queue.push(t, Event::Fabric(node, switch::credit::BUS));
             }
         }
     }

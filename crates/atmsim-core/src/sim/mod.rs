@@ -24,6 +24,9 @@ mod forward;
 mod sample;
 mod summary;
 
+#[cfg(test)]
+mod fabric_tests;
+
 pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;

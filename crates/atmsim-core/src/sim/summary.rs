@@ -15,10 +15,13 @@ impl Simulation {
     /// looking at every buffer (independent of the flow's counters).
     pub fn cells_in_network(&self, flow: u32) -> u64 {
         let mut n = 0;
+        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
         for p in &self.ports {
-            let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
             n += p.link.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
             n += p.queue.iter().filter(|c| ours(c)).count() as u64;
+        }
+        for nd in &self.nodes {
+            nd.fabric.for_each_held(&mut |c| n += ours(c) as u64);
         }
         // cells still held by the source's shaper were sent by the application
         if let Some(sh) = &self.flows[flow as usize].shaper {
@@ -32,7 +35,12 @@ impl Simulation {
         let ours = |c: &Cell| {
             c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0
         };
-        self.ports
+        let mut held = 0;
+        for nd in &self.nodes {
+            nd.fabric.for_each_held(&mut |c| held += ours(c) as u64);
+        }
+        held + self
+            .ports
             .iter()
             .map(|p| {
                 p.link.pipe.iter().filter(|(_, c)| ours(c)).count()
@@ -43,10 +51,15 @@ impl Simulation {
 
     /// All cells in queues or on links now.
     pub fn cells_in_flight_now(&self) -> u64 {
-        self.ports
+        let mut held = 0;
+        for nd in &self.nodes {
+            nd.fabric.for_each_held(&mut |_| held += 1);
+        }
+        held + self
+            .ports
             .iter()
             .map(|p| (p.link.pipe.len() + p.queue.len as usize) as u64)
-            .sum()
+            .sum::<u64>()
     }
 
     /// The summary of the run so far (complete once [`Self::advance`] has returned true).
@@ -147,6 +160,8 @@ impl Simulation {
                 ConnectionSummary {
                     tcp,
                     tcp_bundle,
+                    video: crate::host::video_ends(by_flow[i].iter().copied())
+                        .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,
@@ -242,6 +257,11 @@ impl Simulation {
             events: self.events,
             ports,
             connections,
+            fabrics: self
+                .nodes
+                .iter()
+                .filter_map(|n| n.fabric.summary().map(|f| (n.name.clone(), f)))
+                .collect(),
             calls: self
                 .calls
                 .iter()

@@ -15,8 +15,12 @@
 //! folder, one variant below, and its scenario section.
 //!
 //! - [`tcp`]: BSD-style TCP (Reno family), [`tcp::TcpEnd`].
+//! - [`udp`]: UDP/IP over AAL5 with LLC/SNAP (seed 004), messages split into datagrams up to the
+//!   IP MTU, [`udp::UdpSender`] / [`udp::UdpReceiver`]; seed 004's video streams drive them
+//!   from the host (`host/video.rs`), so UDP needs no [`AnyTransport`] variant of its own.
 
 pub mod tcp;
+pub mod udp;
 
 use crate::time::SimTime;
 use crate::wire::SegHdr;

@@ -9,9 +9,13 @@
 //! - [`output_buffered::OutputBuffered`]: cells go straight to the output port's queue after a
 //!   fixed transit delay (today's model; seed 003's and seed 000's switches; seed 004's Fore
 //!   ASX-200 with its shared output buffers, [`crate::net::Group`]).
+//! - [`credit::CreditFabric`]: input and output buffers per port, a cell crossing a TDM bus only
+//!   against a credit from its output (seed 004's Cisco Hyperswitch).
 
+pub mod credit;
 pub mod output_buffered;
 
+pub use credit::CreditFabric;
 pub use output_buffered::OutputBuffered;
 
 use crate::time::SimDuration;
@@ -29,6 +33,7 @@ pub trait Fabric {
 #[derive(Clone, Debug)]
 pub enum AnyFabric {
     OutputBuffered(OutputBuffered),
+    Credit(Box<CreditFabric>),
 }
 
 impl AnyFabric {
@@ -36,6 +41,30 @@ impl AnyFabric {
     pub fn transit_ps(&self) -> SimDuration {
         match self {
             AnyFabric::OutputBuffered(f) => f.transit_ps(),
+            AnyFabric::Credit(f) => f.transit_ps(),
+        }
+    }
+
+    /// The fabric's own counters for the summary, if it keeps any.
+    pub fn summary(&self) -> Option<crate::metrics::FabricSummary> {
+        match self {
+            AnyFabric::OutputBuffered(_) => None,
+            AnyFabric::Credit(c) => Some(crate::metrics::FabricSummary {
+                kind: "credit",
+                bus_cells: c.stats.bus_cells,
+                input_drops: c.stats.input_drops,
+                max_input_cells: c.stats.max_input_cells,
+                cells_in_inputs: c.waiting(),
+                max_credits_used: c.stats.max_credits_used,
+            }),
+        }
+    }
+
+    /// Every cell the fabric holds (outside the output ports' queues).
+    pub fn for_each_held(&self, f: &mut dyn FnMut(&crate::wire::Cell)) {
+        match self {
+            AnyFabric::OutputBuffered(_) => {}
+            AnyFabric::Credit(c) => c.for_each_held(f),
         }
     }
 }

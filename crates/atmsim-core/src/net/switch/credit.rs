@@ -1,0 +1,316 @@
+//! The input/output-buffered fabric with credit-based flow control on a TDM bus: seed 004's Cisco
+//! A100 Hyperswitch ("the input buffer size (per port) is 2450 cells and the output buffer size
+//! (per port) is 50 cells. Cells traverse through the switch fabric via a credit scheme which
+//! controls the admission of cells from the input buffers to the output buffers ... cell loss
+//! never occurs at the output buffers", section 4.1), after the XATOM design it cites (Fan et al.
+//! 1994, its reference [7]); "two priority levels for both cell loss and cell delay".
+//!
+//! The model, and the readings chosen where the seed says nothing (all parameters of
+//! `nodes[].fabric`, see `docs/fabrics.md`):
+//!
+//! - **Input buffers.** Each incoming link of the switch ends in an input buffer of
+//!   `input_buffer_cells` cells shared by both priorities; a cell that finds it full is dropped
+//!   and counted with reason `input_buffer_full` on the port that feeds the input (the sending
+//!   side's output port, as UPC discards are). Inside, cells wait in one FIFO per priority
+//!   (`queueing = "fifo"`: the head cell of a FIFO blocks the cells behind it while its output
+//!   has no credit, head-of-line blocking) or in one queue per output and priority
+//!   (`queueing = "voq"`, virtual output queues: no head-of-line blocking).
+//! - **Credits.** Output `o` holds `credits` credits (at most its `output_buffer_cells`). A cell
+//!   crosses the bus only if its output has a credit, and takes it; the credit is given back when
+//!   the cell leaves the output buffer (starts transmission on the output line) and reaches the
+//!   inputs `credit_delay_us` later. The output port's buffer is `output_buffer_cells` cells, so
+//!   an output never drops a cell (tested under overload).
+//! - **The TDM bus** carries one cell per slot of 424 bits at `bus_mbps` (2,400 Mb/s in both of
+//!   the seed's switches), slots paced exactly ([`Pacer`]). At each slot it serves the inputs in
+//!   round-robin order starting after the input it served last, high priority first: the first
+//!   input (in that order) holding a high-priority cell that may cross sends it; if none, the
+//!   first holding a low-priority one. A VOQ input chooses among its outputs round robin too. A
+//!   cell is in its output buffer at the start of its slot (its bus transfer time is part of
+//!   the fixed latency); when no waiting cell may cross, the bus idles until a cell arrives or a
+//!   credit returns.
+//! - **Latency.** `latency_us` is a fixed time from a cell's arrival at the switch to its
+//!   arrival in the input buffer (seed 004 Figure 5: 39.90 us per port at light load for the
+//!   Hyperswitch); like the output-buffered fabric's transit it is folded into the incoming
+//!   links' delay and costs no event.
+//! - **Priorities.** Categories listed in `high_priority` (default CBR and rt-VBR) use the
+//!   high-priority queues; the output port serves its categories by its own scheduler.
+//!
+//! Timed work goes through `Event::Fabric(node, arg)`: `arg = BUS` is the bus's next slot,
+//! any other `arg` is the local index of an output whose credit comes back.
+
+use super::Fabric;
+use crate::net::NONE;
+use crate::time::{Pacer, SimDuration, SimTime};
+use crate::wire::Cell;
+use std::collections::VecDeque;
+
+/// The `Event::Fabric` argument of a bus slot (other arguments are output indexes).
+pub const BUS: u32 = u32::MAX;
+
+/// One waiting cell with what the fabric needs to move it.
+#[derive(Clone, Copy, Debug)]
+pub struct Waiting {
+    pub cell: Cell,
+    /// Local output index.
+    pub out: u32,
+    /// Service category.
+    pub cls: u8,
+}
+
+/// The parameters of a credit fabric (from `nodes[].fabric`).
+#[derive(Clone, Debug)]
+pub struct CreditParams {
+    pub input_buffer_cells: u32,
+    pub output_buffer_cells: u32,
+    pub credits: u32,
+    pub credit_delay_ps: SimDuration,
+    pub bus_bps: u64,
+    pub latency_ps: SimDuration,
+    pub voq: bool,
+    /// High priority per service category (index = `Category as usize`).
+    pub high: [bool; 5],
+}
+
+/// Counters of one credit fabric (whole run, warm-up included: they measure the fabric).
+#[derive(Clone, Debug, Default)]
+pub struct CreditStats {
+    /// Cells carried by the bus.
+    pub bus_cells: u64,
+    /// Cells refused by a full input buffer.
+    pub input_drops: u64,
+    /// Most cells in one input buffer.
+    pub max_input_cells: u32,
+    /// Most credits one output had taken (cells in its buffer, or credits on their way back).
+    pub max_credits_used: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Input {
+    /// Queues: FIFO: `[high, low]`; VOQ: `prio * outputs + out`.
+    queues: Vec<VecDeque<Waiting>>,
+    /// Cells in this input buffer.
+    len: u32,
+    /// VOQ: the output to look at first next time.
+    rr_out: u32,
+}
+
+/// The credit-based input/output-buffered fabric of one switch.
+#[derive(Clone, Debug)]
+pub struct CreditFabric {
+    pub p: CreditParams,
+    /// Global port id -> local input (the port feeding the input) / local output; NONE if not.
+    pub input_of: Vec<u32>,
+    pub output_of: Vec<u32>,
+    /// Local input -> the global port feeding it; local output -> its global port.
+    pub in_port: Vec<u32>,
+    pub out_port: Vec<u32>,
+    inputs: Vec<Input>,
+    /// Credits available at each output.
+    credits: Vec<u32>,
+    bus: Pacer,
+    bus_free: SimTime,
+    bus_pending: bool,
+    /// The input the bus looks at first next slot.
+    rr: u32,
+    /// Cells in all input buffers.
+    waiting: u32,
+    pub stats: CreditStats,
+}
+
+/// What the bus did in one slot.
+pub enum Slot {
+    /// It carried this cell from input `input` to output port `port` (global id).
+    Carried { w: Waiting, port: u32 },
+    /// No waiting cell may cross now.
+    Idle,
+}
+
+impl CreditFabric {
+    /// A fabric whose inputs are fed by the global ports `in_port` and whose outputs are the
+    /// global ports `out_port`; `n_ports` is the number of ports of the whole network.
+    pub fn new(p: CreditParams, in_port: Vec<u32>, out_port: Vec<u32>, n_ports: usize) -> Self {
+        let nout = out_port.len();
+        let nq = if p.voq { 2 * nout } else { 2 };
+        let mut input_of = vec![NONE; n_ports];
+        for (i, &g) in in_port.iter().enumerate() {
+            input_of[g as usize] = i as u32;
+        }
+        let mut output_of = vec![NONE; n_ports];
+        for (o, &g) in out_port.iter().enumerate() {
+            output_of[g as usize] = o as u32;
+        }
+        let cap = if p.voq {
+            0
+        } else {
+            p.input_buffer_cells as usize
+        };
+        let inputs = in_port
+            .iter()
+            .map(|_| Input {
+                queues: (0..nq).map(|_| VecDeque::with_capacity(cap)).collect(),
+                len: 0,
+                rr_out: 0,
+            })
+            .collect();
+        CreditFabric {
+            credits: vec![p.credits; nout],
+            bus: Pacer::new(p.bus_bps),
+            p,
+            input_of,
+            output_of,
+            in_port,
+            out_port,
+            inputs,
+            bus_free: 0,
+            bus_pending: false,
+            rr: 0,
+            waiting: 0,
+            stats: CreditStats::default(),
+        }
+    }
+
+    fn queue_index(&self, high: bool, out: u32) -> usize {
+        let prio = (!high) as usize;
+        if self.p.voq {
+            prio * self.out_port.len() + out as usize
+        } else {
+            prio
+        }
+    }
+
+    /// A cell of category `cls` for output port `out_port` (global id) arrives at input `input`
+    /// (local): true if the input buffer takes it, false if it is full (the cell is lost).
+    #[inline]
+    pub fn admit(&mut self, input: u32, out_port: u32, cell: Cell, cls: usize) -> bool {
+        let out = self.output_of[out_port as usize];
+        debug_assert!(out != NONE, "output port of another node");
+        let q = self.queue_index(self.p.high[cls], out);
+        let inp = &mut self.inputs[input as usize];
+        if inp.len >= self.p.input_buffer_cells {
+            self.stats.input_drops += 1;
+            return false;
+        }
+        inp.queues[q].push_back(Waiting {
+            cell,
+            out,
+            cls: cls as u8,
+        });
+        inp.len += 1;
+        self.stats.max_input_cells = self.stats.max_input_cells.max(inp.len);
+        self.waiting += 1;
+        true
+    }
+
+    /// The bus should look for work: the time of its next slot if one must be scheduled (no
+    /// slot is pending and cells are waiting); the caller schedules `Event::Fabric(node, BUS)`.
+    #[inline]
+    pub fn kick(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.bus_pending || self.waiting == 0 {
+            return None;
+        }
+        self.bus_pending = true;
+        Some(self.bus_free.max(now))
+    }
+
+    /// A credit of output `out` (local) is back at the inputs.
+    #[inline]
+    pub fn credit(&mut self, out: u32) {
+        self.credits[out as usize] += 1;
+        debug_assert!(self.credits[out as usize] <= self.p.credits);
+    }
+
+    /// The bus slot at `now` (an `Event::Fabric(node, BUS)`): carry one cell if one may cross.
+    pub fn slot(&mut self, now: SimTime) -> Slot {
+        self.bus_pending = false;
+        match self.pick() {
+            Some(w) => {
+                if now > self.bus_free {
+                    self.bus.start(now);
+                }
+                self.bus_free = self.bus.advance();
+                self.stats.bus_cells += 1;
+                let used = self.p.credits - self.credits[w.out as usize];
+                self.stats.max_credits_used = self.stats.max_credits_used.max(used);
+                Slot::Carried {
+                    w,
+                    port: self.out_port[w.out as usize],
+                }
+            }
+            None => Slot::Idle,
+        }
+    }
+
+    /// The cell the bus takes now, with its credit, or none (see the module's service order).
+    pub fn pick(&mut self) -> Option<Waiting> {
+        let n = self.inputs.len() as u32;
+        let nout = self.out_port.len() as u32;
+        for high in [true, false] {
+            for j in 0..n {
+                let i = (self.rr + j) % n;
+                let found = if self.p.voq {
+                    let start = self.inputs[i as usize].rr_out;
+                    (0..nout).map(|m| (start + m) % nout).find(|&o| {
+                        self.credits[o as usize] > 0
+                            && !self.inputs[i as usize].queues[self.queue_index(high, o)].is_empty()
+                    })
+                } else {
+                    let q = self.queue_index(high, 0);
+                    self.inputs[i as usize].queues[q]
+                        .front()
+                        .map(|w| w.out)
+                        .filter(|&o| self.credits[o as usize] > 0)
+                };
+                if let Some(o) = found {
+                    let q = self.queue_index(high, o);
+                    let inp = &mut self.inputs[i as usize];
+                    let w = inp.queues[q].pop_front().expect("checked non-empty");
+                    inp.len -= 1;
+                    if self.p.voq {
+                        inp.rr_out = (o + 1) % nout;
+                    }
+                    self.waiting -= 1;
+                    self.credits[o as usize] -= 1;
+                    self.rr = (i + 1) % n;
+                    return Some(w);
+                }
+            }
+        }
+        None
+    }
+
+    /// Cells in all input buffers.
+    pub fn waiting(&self) -> u32 {
+        self.waiting
+    }
+
+    /// Cells in input buffer `input` (local).
+    pub fn input_len(&self, input: u32) -> u32 {
+        self.inputs[input as usize].len
+    }
+
+    /// Credits available at output `out` (local).
+    pub fn credits(&self, out: u32) -> u32 {
+        self.credits[out as usize]
+    }
+
+    /// Every cell held in the input buffers.
+    pub fn for_each_held(&self, f: &mut dyn FnMut(&Cell)) {
+        for inp in &self.inputs {
+            for q in &inp.queues {
+                for w in q {
+                    f(&w.cell);
+                }
+            }
+        }
+    }
+}
+
+impl Fabric for CreditFabric {
+    fn transit_ps(&self) -> SimDuration {
+        self.p.latency_ps
+    }
+}
+
+#[cfg(test)]
+#[path = "credit_tests.rs"]
+mod tests;

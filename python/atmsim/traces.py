@@ -1,0 +1,121 @@
+"""Frame-size traces for video streams (seed 004): read once here, shared by every stream.
+
+The core reads no files. A scenario names its traces in a top-level ``traces`` table; an entry
+with ``file = "PATH"`` is read here (once per file, however many streams play it) and its frame
+sizes are put in ``frames`` before the document goes to the core, which keeps one shared slice
+per trace. ``PATH`` is relative to the scenario file that sets it (``--set``: to the current
+directory).
+
+Two formats, told apart line by line:
+
+- one frame size in bytes per line (seed 004: "a file which consisted of an enumeration of frames
+  and their corresponding byte sizes");
+- four whitespace-separated columns ``frame_number type time_ms size_bytes``, the format of the
+  MPEG-4 traces in ``../shared/traces/`` (Fitzek and Reisslein 2001): the size is the last
+  column, frames are played in file order.
+
+Blank lines and ``#`` comments are skipped. A missing, unreadable or empty file, a line that is
+neither format, or a size that is not a non-negative integer is a ``ScenarioError`` naming the
+scenario file, the key path, the trace file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import ScenarioError
+
+#: the core's limit on one frame (scenario/check_video.rs)
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+
+
+def read_trace(path: Path, scenario: str, key: str) -> list[int]:
+    """Frame sizes of the trace file ``path``; errors name ``scenario`` and ``key``."""
+    shown = os.fspath(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(scenario, key, f"trace file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ScenarioError(scenario, key, f"trace file is a directory: {shown}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(scenario, key, f"trace file {shown} is not UTF-8 text") from None
+    except OSError as e:
+        raise ScenarioError(scenario, key, f"cannot read trace file {shown}: {e.strerror or e}") from None
+    sizes: list[int] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        cols = line.split()
+        if len(cols) not in (1, 4):
+            raise ScenarioError(
+                scenario, key,
+                f"{shown} line {n}: expected one frame size or 4 columns "
+                f"(frame_number type time_ms size_bytes), got {len(cols)} columns",
+            )
+        word = cols[-1]
+        try:
+            size = int(word)
+        except ValueError:
+            raise ScenarioError(scenario, key, f"{shown} line {n}: frame size {word!r} is not an integer") from None
+        if size < 0 or size > MAX_FRAME_BYTES:
+            raise ScenarioError(
+                scenario, key, f"{shown} line {n}: frame size must be in 0..={MAX_FRAME_BYTES} bytes, got {size}"
+            )
+        sizes.append(size)
+    if not sizes:
+        raise ScenarioError(scenario, key, f"trace file {shown} has no frame sizes")
+    return sizes
+
+
+def resolve_traces(doc: dict[str, Any], file_for: Any, cache: dict[Path, list[int]] | None = None) -> None:
+    """Fill ``traces.NAME.frames`` from ``traces.NAME.file`` in ``doc`` (in place).
+
+    ``file_for(key)`` names the scenario file (or ``--set``) that set a key. Each trace file is
+    read once (``cache``, by resolved path).
+    """
+    traces = doc.get("traces")
+    if not isinstance(traces, dict):
+        return
+    cache = {} if cache is None else cache
+    for name, t in traces.items():
+        if isinstance(t, dict) and "codec" in t:
+            _generate(name, t, file_for)
+            continue
+        if not isinstance(t, dict) or "file" not in t:
+            continue
+        key = f"traces.{name}.file"
+        src = file_for(key)
+        f = t["file"]
+        if not isinstance(f, str) or not f:
+            raise ScenarioError(src, key, "must be a file name (a string)")
+        if t.get("frames"):
+            raise ScenarioError(src, f"traces.{name}.frames", "give file or frames, not both")
+        base = Path.cwd() if src.startswith("--") or not src else Path(src).parent
+        path = (base / f).resolve()
+        if path not in cache:
+            cache[path] = read_trace(path, src, key)
+        t["frames"] = cache[path]
+
+
+def _generate(name: str, t: dict[str, Any], file_for: Any) -> None:
+    """``traces.NAME.codec``: a synthetic trace (``atmsim.synth``) into ``frames``."""
+    from .synth import CODECS, synthesize
+
+    codec = t["codec"]
+    src = file_for(f"traces.{name}.codec")
+    if codec not in CODECS:
+        raise ScenarioError(src, f"traces.{name}.codec", f"unknown codec {codec!r}; one of: {', '.join(sorted(CODECS))}")
+    for other in ("file", "frames"):
+        if t.get(other):
+            raise ScenarioError(src, f"traces.{name}.{other}", "give one of codec, file and frames")
+    length = t.get("length")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 10_000_000):
+        raise ScenarioError(file_for(f"traces.{name}.length"), f"traces.{name}.length", f"must be an integer in 1..=10000000, got {length!r}")
+    seed = t.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ScenarioError(file_for(f"traces.{name}.seed"), f"traces.{name}.seed", f"must be an integer >= 0, got {seed!r}")
+    t["frames"] = synthesize(codec, length, seed)
