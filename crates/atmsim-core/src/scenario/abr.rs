@@ -150,8 +150,12 @@ pub struct AbrSpec {
     /// Minimum cell rate, Mb/s (>= 0, <= PCR; default 0).
     pub mcr_mbps: f64,
     /// Initial cell rate, Mb/s (in [MCR, PCR], > 0). Absent: PCR. Either way lowered to
-    /// TBE/FRTT at setup.
+    /// TBE/FRTT at setup unless `icr_tbe_limit` is false.
     pub icr_mbps: Option<f64>,
+    /// Apply TM 4.0's connection set-up rule ICR <- min(ICR, TBE/FRTT) (ABR parameter
+    /// negotiation; SPEC-ABR.md "At setup"). Default true. False: the source starts at
+    /// the ICR as given (a reading of a seed that states ICR as the sources' starting rate).
+    pub icr_tbe_limit: bool,
     /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
     pub rif: f64,
     /// Rate decrease factor: a power of two, 1/32768 .. 1 (default 1/16).
@@ -181,6 +185,7 @@ impl Default for AbrSpec {
             pcr_mbps: None,
             mcr_mbps: 0.0,
             icr_mbps: None,
+            icr_tbe_limit: true,
             rif: 1.0 / 16.0,
             rdf: 1.0 / 16.0,
             nrm: 32,
