@@ -153,7 +153,7 @@ pub struct AbrSpec {
     /// TBE/FRTT at setup unless `icr_tbe_limit` is false.
     pub icr_mbps: Option<f64>,
     /// Apply TM 4.0's connection set-up rule ICR <- min(ICR, TBE/FRTT) (ABR parameter
-    /// negotiation; SPEC-ABR.md "At setup"). Default true. False: the source starts at
+    /// negotiation; SPEC-ABR.md "At setup"; default true). False: the source starts at
     /// the ICR as given (a reading of a seed that states ICR as the sources' starting rate).
     pub icr_tbe_limit: bool,
     /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
