@@ -134,3 +134,84 @@ def test_tcp_and_video_bad_input_on_the_cli(capsys, tmp_path: Path, setting: str
 
     line = run_bad(capsys, tmp_path, REPO / "scenarios" / "seed000" / "wan.toml", "--set", setting)
     assert f": {path}: " in line, line
+
+
+def _abr_tcp(doc: dict) -> list[dict]:
+    return [c for c in doc["connections"] if c["source"]["kind"] == "tcp" and c.get("abr")]
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "scenarios" / "seed000").glob("*.toml")) + sorted((REPO / "scenarios" / "seed002").glob("n*.toml")), ids=lambda p: p.name)
+def test_tcp_seed_sources_start_at_the_stated_icr(path: Path) -> None:
+    # seed 002 lists "ICR = 10 Mbps" among the source parameters "selected to maximize ACR": the
+    # scenarios skip TM 4.0's set-up rule ICR <- min(ICR, TBE/FRTT) and say so
+    doc, _ = atmsim.load_scenario(path)
+    conns = _abr_tcp(doc)
+    assert conns and all(c["abr"]["icr_mbps"] == 10.0 and c["abr"]["icr_tbe_limit"] is False for c in conns)
+    assert "icr_tbe_limit = false" in doc["description"]
+
+
+def test_icr_tbe_limit_decides_the_first_acr() -> None:
+    # the first ACR sample of a source that has had no feedback yet (550 ms loop, 2 ms run) is ICR
+    # itself, or with the set-up rule TBE/FRTT = 512 cells x 424 bits / FRTT, FRTT being twice the
+    # route's one-way propagation (275 ms + 2 x 1 km at 5 us/km; node fabric delays are zero here)
+    path = REPO / "scenarios" / "seed000" / "sat-sat.toml"
+    first = {}
+    for limit in (False, True):
+        sets = [f"connections.tcp{i}.abr.icr_tbe_limit={str(limit).lower()}" for i in range(1, 16)]
+        sets += ["run.duration_s=0.002", "run.sample_interval_s=0.001"]
+        res = atmsim.run(path, sets)
+        acr = res.series("abr_sources")
+        first[limit] = float(acr[acr["connection"] == "tcp1"].sort_values("time_s")["acr_mbps"].iloc[0])
+    assert first[False] == pytest.approx(10.0, rel=1e-6)
+    frtt = 2 * (0.275 + 2 * 1.0 * 5e-6)
+    assert first[True] == pytest.approx(512 * 424 / frtt / 1e6, rel=0.01)  # 0.395 Mb/s
+
+
+def test_seed000_sat_sat_vbr_link_is_one_km_and_onoff_runs_sample_its_period() -> None:
+    # section 7.4: "replacing the links in the feedback path to sources with satellite link. All
+    # other links are of length 1 km each." The VBR connection has no feedback path
+    doc, _ = atmsim.load_scenario(REPO / "scenarios" / "seed000" / "sat-sat.toml")
+    links = {(lk["a"], lk["b"]): lk for lk in doc["links"]}
+    assert links[("vbr_src", "Sw1")].get("length_km") == 1.0 and "delay_us" not in links[("vbr_src", "Sw1")]
+    assert all(links[(f"src{i}", "Sw1")]["delay_us"] == 275000.0 for i in range(1, 16))
+    # the ON-OFF runs sample well inside the 6 ms OFF phase; one runs the seed's averaging
+    # interval, the other (a labelled check) a timed-only one
+    onoff = [s for s in seed000.runs(True) if s.params["config"] == seed000.ONOFF]
+    assert len(onoff) == 2
+    assert all(s.overrides["run.sample_interval_s"] <= 0.006 / 2 for s in onoff)
+    assert [bool(s.params.get("timed_interval")) for s in onoff] == [False, True]
+    assert "nodes.Sw1.abr.interval_cells" not in onoff[0].overrides
+
+
+def test_video_model_mean_is_the_truncated_normal_mean() -> None:
+    # symmetric bounds around the mean (7.5 +- 7.5) leave the mean where it is: 9 x 7.5
+    assert seed000.video_model_mean(7.5, 7.0) == pytest.approx(67.5, rel=1e-12)
+    # otherwise the mean of the normal conditioned on [0, 15], checked against rejection sampling
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    for m, s in ((5.0, 5.0), (10.0, 5.0)):
+        x = rng.normal(m, s, 2_000_000)
+        x = x[(x >= 0) & (x <= 15)]
+        assert seed000.video_model_mean(m, s) == pytest.approx(9 * x.mean(), rel=2e-3)
+
+
+def test_seed002_satellite_rows_share_one_window_the_ubr_row_bears_out() -> None:
+    # every satellite row uses seed 000's satellite window (256 x 34,000 B); the UBR row's
+    # published queue, 817,819 cells, is about 5 such windows less one 550 ms round trip of cells
+    ref = rep.load_reference(rep.get_experiment("seed002"))
+    rtt_cells = ref["parameters"]["rtt_ms"] * ref["parameters"]["cells_per_ms"]
+    windows = set()
+    for path in sorted((REPO / "scenarios" / "seed002").glob("*.toml")):
+        doc, _ = atmsim.load_scenario(path)
+        windows |= {c["source"]["tcp"]["window_bytes"] for c in doc["connections"] if c["source"]["kind"] == "tcp"}
+    assert windows == {256 * 34_000}
+    ubr = next(r for r in ref["reference"] if r["scheme"] == "ubr")
+    assert 5 * seed002.window_cells(256 * 34_000, 512) - rtt_cells == pytest.approx(ubr["published"], rel=1e-3)
+    # the VBR background's peak is seed 000's number for "80% of link rate"
+    assert seed002.VBR_ON["peak_mbps"] == 124.41
+    # ERICA's check runs (target 0.9) exist for every ERICA row and match no reference row
+    specs = seed002.runs(True)
+    erica = [s for s in specs if s.params["scheme"] == "erica"]
+    assert sum(s.params["check"] for s in erica) == sum(not s.params["check"] for s in erica) == 3
+    assert all(s.overrides["nodes.Sw1.abr"]["target_utilization"] == 0.9 for s in erica if s.params["check"])

@@ -510,6 +510,33 @@ fn setup_limits_icr_by_tbe_over_frtt_and_derives_crm() {
     assert!(frtt_icr(1000.0) < frtt_icr(100.0));
 }
 
+#[test]
+fn icr_tbe_limit_false_starts_the_source_at_the_given_icr() {
+    // icr_tbe_limit = false skips the set-up rule ICR <- min(ICR, TBE / FRTT): the first ACR
+    // is ICR itself; CRM is still ceil(TBE / Nrm) (rule 6 keeps TBE's other use)
+    let mk = |limit: bool, km: f64| {
+        let mut sc = n_sources(1, km, erica(0.005), 0.01, vec![]);
+        sc["connections"][0]["abr"] =
+            json!({"icr_mbps": 10.0, "tbe": 512, "nrm": 32, "icr_tbe_limit": limit});
+        build_from_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    for km in [10.0, 1000.0, 50_000.0] {
+        let sim = mk(false, km);
+        let s = sim.abr_source(sim.flow_index("s1").unwrap()).unwrap();
+        assert_eq!((s.p.icr, s.acr, s.p.crm), (10.0, 10.0, 16), "{km} km");
+    }
+    // with the rule (the default) the long loop starts at TBE/FRTT < ICR: FRTT = 2 x the
+    // route's one-way propagation, so the first ACR is 512 x 424 bits / FRTT
+    let sim = mk(true, 50_000.0);
+    let s = sim.abr_source(sim.flow_index("s1").unwrap()).unwrap();
+    assert!(s.p.icr < 10.0 && s.acr == s.p.icr, "{}", s.p.icr);
+    let frtt_s = 512.0 * 424.0 / s.p.icr / 1e6;
+    assert!(
+        frtt_s > 2.0 * 50_000.0 * 5e-6,
+        "FRTT {frtt_s} s covers both trunk directions"
+    );
+}
+
 /// h -> A -> B -> d and back: one bidirectional ABR connection, ERICA on every switch port.
 fn two_way(reverse: Value, duration: f64) -> Value {
     let er = erica(0.005);

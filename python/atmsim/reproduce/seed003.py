@@ -30,14 +30,23 @@ NRM_ALL = (2, 4, 8, 16, 32, 64, 128, 256)
 PHASES: dict[str, dict[str, tuple[float, float, tuple[float, float]]]] = {
     "transient": {
         "alone": (0.5, 0.7, (0.65, 0.70)),   # s1 starts at 0.5 s; s2 starts at 0.7 s
-        "both": (0.7, 0.9, (0.85, 0.90)),    # s2 on from 0.7 s to 0.9 s
-        "after": (0.9, 1.5, (1.40, 1.50)),   # s2 stopped; run ends at 1.5 s
+        # s2 sends a fixed volume from 0.7 s; it takes about 200 ms, more for small Nrm (its last
+        # data arrive between 0.88 s at Nrm 256 and 1.08 s at Nrm 2), so the phase is cut at 0.85 s
+        "both": (0.7, 0.85, (0.80, 0.85)),
+        # s2 stopped; the settle time is the rise from the shared rate (RISE_FROM), not from
+        # 0.9 s; run ends at 1.5 s
+        "after": (0.9, 1.5, (1.40, 1.50)),
     },
     "fairness": {
         "settled": (0.5, 1.0, (0.95, 1.00)),  # all start at 0.5 s; run ends at 1.0 s
     },
 }
-PHASE_LABEL = {"alone": "alone", "both": "both sending", "after": "after s2 stops", "settled": "from start"}
+PHASE_LABEL = {"alone": "alone", "both": "both sending", "after": "rise after s2 stops", "settled": "from start"}
+#: phases whose settle time is a rise: it starts at the last sample (after the named phase began)
+#: at which the source was still within the tolerance above its rate of the named phase. s2's
+#: fixed volume ends at a time that depends on Nrm, and the seed's claim is about "the rate of
+#: increase of ACR" once it rises
+RISE_FROM = {("transient", "after"): "both"}
 SETTLE_TOLERANCE = 0.05
 
 #: sources whose ACR is plotted, bottleneck port (utilization, queue), seed figure numbers by Nrm
@@ -54,26 +63,38 @@ def _w(config: str, phase: str) -> str:
 METHOD = f"""
 - **Settled ACR**: the mean of the ACR samples (series `abr_sources`, every 0.5 ms) over the last
   part of each phase: transient, s1 alone {_w('transient', 'alone')}, both sources
-  {_w('transient', 'both')}, s1 after s2 stopped {_w('transient', 'after')}; fairness
+  {_w('transient', 'both')}, s1 after s2's data ended {_w('transient', 'after')}; fairness
   {_w('fairness', 'settled')}.
-- **Settle time**: from the change that starts the phase (s1 starts 0.5 s, s2 starts 0.7 s, s2
-  stops 0.9 s; fairness: all start 0.5 s) to the first sample from which the ACR stays within
-  {SETTLE_TOLERANCE:.0%} of the rate it should settle at (the seed's value, or the max-min fair
-  rate) until the phase ends; `n/a` if it is outside that band at the phase's end (never settled
-  at the right rate). The seed gives no number, only the ordering (faster for smaller Nrm), which
-  the `all` rows check: `yes` when the times never decrease with Nrm and the smallest Nrm is
-  strictly faster than the largest, `equal` when all are the same, `no` otherwise.
+- **Settle time**: from the change that starts the phase (s1 starts 0.5 s, s2 starts 0.7 s;
+  fairness: all start 0.5 s; after s2 stops: the rise, from s1's last sample within
+  {SETTLE_TOLERANCE:.0%} above the shared 70 Mb/s, since s2's fixed volume ends at a time that
+  depends on Nrm and the seed speaks of "the rate of increase of ACR") to the first sample from
+  which the ACR stays within {SETTLE_TOLERANCE:.0%} of the rate it should settle at (the seed's
+  value, or the max-min fair rate) until the phase ends (both sending: 0.85 s); `n/a` if it is outside that band at the phase's end. The seed gives no
+  number. Where it states an ordering ("faster for smaller Nrm": s1 after s2 stops; c1, c16, c17)
+  the `all` row checks it: `yes` when the times never decrease with Nrm and the smallest Nrm is
+  strictly faster than the largest, `equal` when all are the same, `no` otherwise. Where it states
+  none (s1 alone: "In all cases, source 1 ACR quickly comes down"; both sending) the row only
+  describes ours, and `equal` agrees with the seed.
+- **s2's fixed volume** (transient): s2's application hands 14 Mbit of cells (33,019 cells: the
+  seed's 70 Mb/s for its "about 200 ms") to its ABR source from 0.7 s, which sends them at its
+  ACR. The seed's "the high RM cell overhead causes the data of the second source to take a longer
+  time to be transmitted" is checked by the time from 0.7 s to s2's last delivered data
+  (`connections` series) against Nrm: "longer for smaller Nrm".
 - **Max-min fair rates** (fairness): water-filling (`atmsim.reproduce.maxmin`) on the seed's
   network: both trunks at ERICA's target, 0.9 x 155.52 = 139.968 Mb/s; sources 1..15 limited to
-  10 Mb/s, 16 and 17 unlimited. Sw1->Sw2 carries 15 x 10 = 150 > 139.968 Mb/s, so each of c1..c15
-  is entitled to 9.331 Mb/s, and c16, c17 to (139.968 - 9.331) / 2 = 65.318 Mb/s.
+  their 10 Mb/s of data as cells (11.085 Mb/s), 16 and 17 to their 100 Mb/s (110.85 Mb/s).
+  Sw1->Sw2 carries 15 x 11.085 > 139.968 Mb/s, so each of c1..c15 is entitled to 9.331 Mb/s, and
+  c16, c17 to (139.968 - 9.331) / 2 = 65.318 Mb/s.
 - **RM overhead**: `rm_overhead` of the connection in `summary.json` (RM cells / all cells it
   sent), against 1/Nrm from TM 4.0's "one RM cell after every Nrm-1 cells".
-- **Load factor z**: mean over the averaging intervals (series `abr_ports`) ending in the window.
+- **Load factor z**: mean over the averaging intervals (series `abr_ports`) ending in the window;
+  the seed: "starts at around 1.3 and eventually decreases till it is very close to 1".
 - **Max queue**: `max_queue_cells` of the port (exact) over the whole run; the seed only plots it.
 - Scenario choices the seed leaves open are stated in the scenario files' descriptions (link
-  lengths 767 km for the 23 ms round trip, ICR 150 Mb/s, s2 on for exactly 0.2 s, 10 Mb/s CBR feed
-  for sources 1..15, unbounded switch buffers).
+  lengths 767 km for the 23 ms round trip, ICR 150 Mb/s, s2 as a fixed volume, "10 Mbps" and
+  "100 Mbps load" as the applications' data rates in 9180-byte AAL5 frames, unbounded switch
+  buffers).
 """
 
 
@@ -101,6 +122,7 @@ def maxmin_rates(reference: Mapping[str, Any], name: str) -> dict[str, float]:
     capacity = params["target_utilization"] * params["link_rate_mbps"]
     capacities = {link: capacity for link in spec["links"]}
     demands = {c: params["source_limit_mbps"] for c in spec["demands"]["source_limited"]}
+    demands.update({c: float(v) for c, v in spec["demands"].get("limits", {}).items()})
     return max_min_fair(capacities, spec["paths"], demands)
 
 
@@ -144,6 +166,9 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
         config_specs = by_config.get(config, [])
         if "settle" in ref:
             rows += _settle_rows(ref, config, config_specs, results, source, targets)
+            continue
+        if "last_data" in ref:
+            rows += _last_data_rows(ref, config, config_specs, results, source)
             continue
         for s in config_specs:
             r = results[s.name]
@@ -189,16 +214,48 @@ def _get(summary: Mapping[str, Any], *keys: str) -> float | None:
     return float(node) if isinstance(node, (int, float)) else None
 
 
-def ordering_verdict(seq: Sequence[float]) -> str:
-    """Whether settle times ordered by increasing Nrm bear out "faster for smaller Nrm": ``yes``
-    when they never decrease and the smallest Nrm is strictly faster than the largest (a run that
-    never settled counts as slowest), ``equal`` when all are the same, ``no`` otherwise."""
+def ordering_verdict(seq: Sequence[float], decreasing: bool = False) -> str:
+    """Whether times ordered by increasing Nrm bear out "faster for smaller Nrm": ``yes`` when
+    they never decrease and the smallest Nrm is strictly faster than the largest (a run that
+    never settled counts as slowest), ``equal`` when all are the same, ``no`` otherwise.
+    ``decreasing=True`` asks the opposite ("longer for smaller Nrm"): never increasing, and the
+    smallest Nrm strictly longer than the largest."""
     seq = [x if math.isfinite(x) else math.inf for x in seq]
     if all(math.isinf(x) for x in seq):
         return "n/a (never settled)"
     if all(abs(x - seq[0]) < 1e-9 for x in seq):
         return "equal"
+    if decreasing:
+        seq = [-x for x in seq]
     return "yes" if all(a <= b + 1e-9 for a, b in zip(seq, seq[1:])) and seq[0] < seq[-1] else "no"
+
+
+def last_data_s(result: Result, conn: str) -> float:
+    """Time of the last sample in which data cells of ``conn`` were delivered (series
+    ``connections``), NaN if none."""
+    if not result.has_series("connections"):
+        return math.nan
+    t, v = series_of(result.series("connections"), "connection", conn, "throughput_mbps")
+    sel = v > 0
+    return float(t[sel][-1]) if sel.any() else math.nan
+
+
+def _last_data_rows(
+    ref: Mapping[str, Any], config: str, specs: Sequence[RunSpec], results: Mapping[str, Result], source: str
+) -> list[Row]:
+    """How long the connection's fixed volume takes: from its start to its last delivered data."""
+    conn, start = ref["last_data"], float(ref["start_s"])
+    rows: list[Row] = []
+    times: list[tuple[int, float]] = []
+    for s in specs:
+        d = last_data_s(results[s.name], conn) - start
+        times.append((s.params["nrm"], d))
+        rows.append(Row(ref["quantity"], s.name, None, d * 1e3, source, 4))
+    if len(times) > 1:
+        verdict = ordering_verdict([x for _, x in times], decreasing=True)
+        detail = ", ".join(f"Nrm {n}: {x * 1e3:.1f}" for n, x in times)
+        rows.append(Row(f"{ref['quantity']}: ordering by Nrm", f"{config}-all", str(ref.get("qualitative", "")), f"{verdict} ({detail} ms)", source))
+    return rows
 
 
 def _settle_rows(
@@ -211,17 +268,25 @@ def _settle_rows(
 ) -> list[Row]:
     rows: list[Row] = []
     for conn, phase in ref["settle"]:
-        t_change, t_end, window = PHASES[config][phase]
+        t_phase, t_end, window = PHASES[config][phase]
         target = targets.get((config, conn, phase))
         times: list[tuple[int, float]] = []
         for s in specs:
+            t_change = t_phase
             t, v = _acr(results[s.name], conn)
+            if (config, phase) in RISE_FROM:
+                before = RISE_FROM[(config, phase)]
+                level = targets.get((config, conn, before))
+                sel = (t >= PHASES[config][before][0]) & (v <= (level or 0.0) * (1 + SETTLE_TOLERANCE))
+                t_change = float(t[sel][-1]) if level is not None and sel.any() else math.nan
             settled = target if target is not None else window_mean(t, v, *window)
             st = settle_time(t, v, t_change, t_end, settled, SETTLE_TOLERANCE)
             times.append((s.params["nrm"], st))
             rows.append(Row(f"{conn} settle time, {PHASE_LABEL[phase]} (ms)", s.name, None, st * 1e3, source, 3))
         if len(times) > 1:
             verdict = ordering_verdict([x for _, x in times])  # by increasing Nrm
+            if not ref.get("ordering", True):
+                verdict = {"yes": "faster for smaller Nrm", "no": "not ordered by Nrm"}.get(verdict, verdict)
             detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
             rows.append(
                 Row(
@@ -253,7 +318,7 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
 def _runfigure(result: Result, spec: RunSpec, path: Path) -> Path:
     config, nrm = spec.params["config"], spec.params["nrm"]
     sources, port, figs, title = PLOT[config]
-    active = _active_periods(spec, float(result.summary.get("sim_time_s") or 0.0))
+    active = _active_periods(spec, float(result.summary.get("sim_time_s") or 0.0), result)
     fig = figure(9.0, 9.0)
     ax_acr, ax_util, ax_q = fig.subplots(3, 1, sharex=True)
     for conn in sources:
@@ -284,15 +349,22 @@ def _runfigure(result: Result, spec: RunSpec, path: Path) -> Path:
     return path
 
 
-def _active_periods(spec: RunSpec, end: float) -> dict[str, tuple[float, float]]:
-    """``{connection: (start_s, stop_s)}`` of the run's sources (from its scenario)."""
+def _active_periods(spec: RunSpec, end: float, result: Result | None = None) -> dict[str, tuple[float, float]]:
+    """``{connection: (start_s, stop_s)}`` of the run's sources (from its scenario). A finite
+    feed into an ABR source (s2 of the transient) sends on after its feed stops: with a result,
+    its period ends at its last delivered data instead."""
     from . import _resolve
 
     doc, _ = _resolve(spec)
     out = {}
     for c in doc.get("connections") or []:
         src = c.get("source") or {}
-        out[c["name"]] = (float(src.get("start_s", 0.0)), float(src.get("stop_s", end)))
+        stop = float(src.get("stop_s", end))
+        if result is not None and "stop_s" in src:
+            last = last_data_s(result, c["name"])
+            if math.isfinite(last):
+                stop = max(stop, last)
+        out[c["name"]] = (float(src.get("start_s", 0.0)), stop)
     return out
 
 
@@ -302,7 +374,7 @@ def _by_nrm(results: Mapping[str, Result], specs: Sequence[RunSpec], conn: str, 
     first = math.inf
     for s in specs:
         t, v = _acr(results[s.name], conn)
-        lo, hi = _active_periods(s, math.inf).get(conn, (0.0, math.inf))
+        lo, hi = _active_periods(s, math.inf, results[s.name]).get(conn, (0.0, math.inf))
         first = min(first, lo)
         v = np.where((t >= lo) & (t <= hi + 1e-9), v, np.nan)
         ax.plot(t, v, label=f"Nrm={s.params['nrm']}", linewidth=1.0)

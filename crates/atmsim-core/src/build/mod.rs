@@ -106,7 +106,7 @@ pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> Abr
     let tbe = a.tbe as f64;
     let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
     let mut icr = a.icr_mbps.unwrap_or(pcr);
-    if frtt_s > 0.0 {
+    if a.icr_tbe_limit && frtt_s > 0.0 {
         icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
     }
     let mcr = a.mcr_mbps;

@@ -163,9 +163,13 @@ pub struct AbrSpec {
     #[schemars(range(min = 0.0, max = 1e6))]
     pub mcr_mbps: f64,
     /// Initial cell rate, Mb/s (in [MCR, PCR], > 0). Absent: PCR. Either way lowered to
-    /// TBE/FRTT at setup.
+    /// TBE/FRTT at setup unless `icr_tbe_limit` is false.
     #[schemars(range(min = 1e-3, max = 1e6))]
     pub icr_mbps: Option<f64>,
+    /// Apply TM 4.0's connection set-up rule ICR <- min(ICR, TBE/FRTT) (ABR parameter
+    /// negotiation; SPEC-ABR.md "At setup"; default true). False: the source starts at
+    /// the ICR as given (a reading of a seed that states ICR as the sources' starting rate).
+    pub icr_tbe_limit: bool,
     /// Rate increase factor: a power of two, 1/32768 .. 1 (default 1/16).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub rif: f64,
@@ -204,6 +208,7 @@ impl Default for AbrSpec {
             pcr_mbps: None,
             mcr_mbps: 0.0,
             icr_mbps: None,
+            icr_tbe_limit: true,
             rif: 1.0 / 16.0,
             rdf: 1.0 / 16.0,
             nrm: 32,

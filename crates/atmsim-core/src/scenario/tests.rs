@@ -244,6 +244,7 @@ fn schema_shows_the_defaults_the_model_uses() {
         ("AbrSchemeSpec", "t0_us", 500.0.into()),
         ("AbrSpec", "nrm", 32.into()),
         ("AbrSpec", "tbe", 16_777_215.into()),
+        ("AbrSpec", "icr_tbe_limit", true.into()),
         ("AbrSpec", "rif", (1.0 / 16.0).into()),
         ("AbrSpec", "mcr_mbps", 0.0.into()),
         ("AbrSpec", "adtf_s", 0.5.into()),
