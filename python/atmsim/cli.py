@@ -1,4 +1,4 @@
-"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce|map|sweep|results``.
+"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce|map|sweep|results|report``.
 
 Every problem with the input (scenario file, ``--set``, results directory) is reported as exactly
 one line on stderr, ``atmsim: error: <file>: <key path>: <message>``, with exit code 2.
@@ -517,20 +517,28 @@ def plot_cmd(directory: str) -> None:
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
 @click.option("--quick", is_flag=True, help="The shorter variant (seed003: Nrm = 8, 32, 256 only).")
-@click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/reproduce/<experiment>].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel (local processes).")
+@click.option("--out", type=click.Path(path_type=str), default=None,
+              help="Output directory [results/reproduce/<experiment>; for 'all': results/reproduce].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs in parallel on local processes [one per core].")
+@click.option("--dask", default=None, metavar="ADDRESS|local", help="Run on a Dask scheduler (tcp://HOST:PORT) or a local Dask cluster.")
 @click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-run progress lines and no table.")
-def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: int, list_: bool, quiet: bool) -> None:
+def reproduce_cmd(
+    experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool
+) -> None:
     """Reproduce a seed document's experiment: run it, compare with the published values, plot.
 
-    Writes report.md, comparison.csv, plots/ and runs/ into --out; an earlier complete output
-    there is replaced only when the new one is complete.
+    Writes report.md, comparison.csv, plots/ and runs/ into --out, with every run stored there as
+    a study (started again, it runs only what it does not have); an earlier complete report there
+    is replaced only when the new one is complete. EXPERIMENT 'all' runs every experiment into
+    --out/NAME and writes the index page --out/index.html (published against ours, each
+    qualitative claim marked held or not).
 
     \b
     Example:
       atmsim reproduce --list
       atmsim reproduce seed003 --quick --out results/seed003
+      atmsim reproduce all --quick
     """
     from . import reproduce as rep
 
@@ -540,10 +548,21 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
             click.echo(f"{name}: {title.removeprefix(name + ': ')}")
         return
     if not experiment:
-        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())})")
+        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
+    if experiment == "all":
+        from .study.reproduction import reproduce_all
+
+        try:
+            page = reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+        except OSError as e:
+            raise ScenarioError(out or "results/reproduce", "", f"cannot write results: {e.strerror or e}") from None
+        click.echo(f"wrote {page}")
+        return
     try:
-        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log)
+        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask)
     except KeyboardInterrupt:
         raise _Interrupted() from None
     except OSError as e:
@@ -553,6 +572,30 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
         click.echo(report.table())
         click.echo()
     click.echo(f"wrote {report.out} ({report.wall_time_s:.1f} s)")
+
+
+@cli.command("report")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=str), default=None, help="The HTML file [DIRECTORY/report.html].")
+def report_cmd(directory: str, out: str | None) -> None:
+    """Write an HTML report of DIRECTORY: a run ('atmsim run --out'), a study ('atmsim sweep
+    --out'), a reproduction, or the index of 'atmsim reproduce all'.
+
+    One self-contained file (plotly embedded, opens offline): summary tables, interactive time
+    series, sweep curves with confidence bands, published-vs-ours tables.
+
+    \b
+    Example:
+      atmsim report results/demo
+      atmsim report results/sweep/demo --out demo-sweep.html
+    """
+    from .report import report
+
+    try:
+        path = report(directory, out)
+    except OSError as e:
+        raise ScenarioError(out or directory, "", f"cannot write the report: {e.strerror or e}") from None
+    click.echo(f"wrote {path}")
 
 
 def _key_values(items: Sequence[str], option: str) -> dict[str, Any]:

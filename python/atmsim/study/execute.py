@@ -80,7 +80,8 @@ Done = Callable[[dict[str, Any]], Any]
 
 
 class LocalExecutor:
-    """Runs on ``jobs`` local processes (``spawn``), or in this process with ``jobs == 1``.
+    """Runs on ``jobs`` local processes (``spawn``), or in this process with ``jobs == 1`` (or a
+    single run).
 
     A worker process that dies (killed, aborted) breaks the pool: the runs that were on it are
     retried in a new pool, each alone (so the one that kills its worker is known); a run that
@@ -95,7 +96,7 @@ class LocalExecutor:
 
     def run(self, tasks: Iterable[Task], done: Done, stop: Callable[[], bool] = lambda: False) -> None:
         tasks = list(tasks)
-        if self.jobs == 1:
+        if self.jobs == 1 or len(tasks) <= 1:  # one run: no pool to start
             for t in tasks:
                 if stop():
                     return
