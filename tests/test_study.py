@@ -102,8 +102,8 @@ def test_replications_differ_and_cover_the_long_run_mean(onoff_file: Path, tmp_p
 def test_duckdb_query_equals_pandas(onoff_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "s"
     atmsim.sweep(onoff_file, out, grid={PEAK: [50, 80, 100]}, replications=2, metrics=[THROUGHPUT], jobs=2)
-    files = sorted((out / "table").glob("*.parquet"))
-    frame = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+    assert not list((out / "table").iterdir()), "rows left out of runs.parquet"
+    frame = pd.read_parquet(out / "runs.parquet")
     by_pandas = frame.groupby(f"set.{PEAK}")[THROUGHPUT].mean().sort_index()
     q = atmsim.results(out, f'SELECT "set.{PEAK}" AS peak, avg("{THROUGHPUT}") AS m FROM runs GROUP BY peak ORDER BY peak')
     assert q["peak"].tolist() == by_pandas.index.tolist()
@@ -178,8 +178,20 @@ def test_failed_run_is_recorded_and_the_study_goes_on(onoff_file: Path, tmp_path
     assert again.ran == 2 and again.failed == 0
 
 
-def _rows(out: Path) -> dict[str, tuple[int, int]]:
-    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "table").glob("*.parquet")}
+def _rows(out: Path) -> dict[str, tuple[str, float]]:
+    """Stored rows, read straight from the files (pending row files and runs.parquet): run_id ->
+    (worker host:pid, run wall time), which a run done again would change."""
+    rows = {}
+    if (out / "runs.parquet").is_file():
+        for r in pd.read_parquet(out / "runs.parquet").to_dict("records"):
+            rows[r["run_id"]] = (r["worker"], r["run_wall_s"])
+    for f in (out / "table").glob("*.json") if (out / "table").is_dir() else []:
+        try:
+            r = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        rows[r["run_id"]] = (r["worker"], r["run_wall_s"])
+    return rows
 
 
 def _sweep_cmd(scenario: Path, out: Path) -> list[str]:
@@ -204,11 +216,11 @@ def test_killed_sweep_restarts_without_repeating_or_losing_runs(onoff_file: Path
     after = _rows(out)
     assert len(after) == 16
     assert {k: after[k] for k in before} == before, "a run stored before the kill was run again"
+    assert not list((out / "table").iterdir()), "rows left out of runs.parquet"
     assert f"({16 - len(before)} run now, {len(before)} already stored, 0 failed)" in done.stdout
     table = atmsim.results(out)
     assert len(table) == 16 and set(table["status"]) == {"ok"} and table["run_id"].is_unique
-    assert sorted(p.name for p in out.iterdir()) == ["points.csv", "series", "study.json", "table"] or \
-        sorted(p.name for p in out.iterdir()) == ["series", "study.json", "table"]
+    assert sorted(p.name for p in out.iterdir()) == ["runs.parquet", "series", "study.json", "table"]
     assert not [p for p in (out / "table").iterdir() if p.name.startswith(".")], "temporary files left"
     assert not [p for p in (out / "series").iterdir() if p.name.startswith(".")], "temporary directories left"
 
@@ -287,3 +299,17 @@ def test_example_study_file_plans() -> None:
     tasks = plan_tasks(spec, Path("/nonexistent"))
     assert len(tasks) == 30 and len({t.run_id for t in tasks}) == 30
     assert {t.doc["run"]["duration_s"] for t in tasks} == {0.5}
+
+
+def test_sigint_keeps_finished_runs_and_says_how_to_resume(onoff_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    proc = subprocess.Popen(_sweep_cmd(onoff_file, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(_rows(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    kept = _rows(out)
+    assert proc.returncode == 130 and 2 <= len(kept) < 16
+    assert err.strip().splitlines()[-1] == f"atmsim: interrupted; the runs finished so far are stored in {out}; the same command resumes"
+    assert len(atmsim.results(out)) == len(kept)

@@ -673,7 +673,10 @@ def sweep_cmd(
             retry_failed=retry_failed, progress=not quiet,
         )
     except KeyboardInterrupt:
-        raise _Interrupted() from None
+        # unlike a run, a study keeps what it finished: say so, and how to go on
+        where = out or "the results directory"
+        click.echo(f"{PROG}: interrupted; the runs finished so far are stored in {where}; the same command resumes", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
         raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None
     if not quiet and not res.points.empty:

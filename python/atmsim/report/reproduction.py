@@ -43,7 +43,10 @@ def _comparison(page: Page, rows: list[dict[str, Any]], title: str) -> None:
         pub, ours, diff = r.get("published"), r.get("ours"), r.get("difference")
         rel = diff / pub if isinstance(diff, float) and isinstance(pub, float) and pub else None
         held = r["held"] if "held" in r else claim_held(pub, ours)
-        claim = "" if held is None else ("held" if held else "not held")
+        if held is None:
+            claim = "not judged" if isinstance(pub, str) else ""
+        else:
+            claim = "held" if held else "not held"
         if isinstance(ours, float) and isinstance(r.get("ours_sd"), float):
             ours = f"{ours:.6g} +- {r['ours_sd']:.3g}"
         table.append([r.get("quantity"), r.get("run"), pub, ours, diff, f"{rel:+.1%}" if rel is not None else "", claim, r.get("source")])

@@ -89,5 +89,8 @@ def run_tasks(
         if on_row is not None and on_row(row):
             stop = True
 
-    executor.run(todo, finished, lambda: stop)
+    try:
+        executor.run(todo, finished, lambda: stop)
+    finally:
+        store.compact()  # the rows of this session into runs.parquet
     return ran, len(tasks) - len(todo)

@@ -3,15 +3,21 @@
 ::
 
     DIR/study.json                       the study: kind, identity, spec, atmsim version
-    DIR/table/<run_id>.parquet           one row per run (together: the run table)
+    DIR/runs.parquet                     the run table: one row per run
+    DIR/table/<run_id>.json              rows of runs finished since runs.parquet was last written
     DIR/series/run_id=<run_id>/          the run's summary.json and series (Result.write),
-                                         so DIR/series/*/ports.parquet is a dataset partitioned by run
+                                         so DIR/series/run_id=*/ports.parquet is a dataset
+                                         partitioned by run
 
 A run is stored when it completes: its series directory first (atomically, by ``Result.write``),
-then its row (written to a temporary file and renamed), so the row is the mark of a finished run
-and an interrupted study loses only the runs in progress. ``run_id`` is a hash of the run's
-resolved scenario (file content, overrides and seed) and the atmsim version: a study started again
-skips the runs whose row exists.
+then its row, ``table/<run_id>.json`` (written to a temporary file and renamed), so the row is the
+mark of a finished run and an interrupted study loses only the runs in progress. At the end of a
+session (``compact``) the pending rows are merged into ``runs.parquet`` (written atomically, then
+the merged row files removed); readers take ``runs.parquet`` plus any pending rows, so the table is
+whole at every moment. (One Parquet file per run would cost ~10 ms to write and to read for a
+summary of a few hundred scalars; a row file costs well under 1 ms.) ``run_id`` is a hash of the
+run's resolved scenario (file content, overrides and seed) and the atmsim version: a study started
+again skips the runs whose row exists.
 
 ``query(DIR, SQL)`` runs DuckDB over the files: the view ``runs`` is the run table, and each
 series (``ports``, ``connections``, ``abr_sources``, ``abr_ports``, ``tcp``) is a view with a
@@ -36,13 +42,14 @@ from ..errors import ScenarioError
 __all__ = ["Store", "results", "query", "flatten", "META_COLUMNS"]
 
 STUDY_FILE = "study.json"
+RUNS_FILE = "runs.parquet"
 TABLE = "table"
 SERIES = "series"
 #: the columns every row has, in this order (then the parameters ``set.KEY``, then the summary)
 META_COLUMNS = ("run_id", "point", "replication", "seed", "status", "error", "run_wall_s", "worker")
 #: what a directory may already hold when a study (or a reproduction, whose report sits beside
 #: its runs) starts in it without a study.json
-_KNOWN = {STUDY_FILE, TABLE, SERIES, "runs", "plots", "report.md", "comparison.csv", "report.html", "points.csv"}
+_KNOWN = {STUDY_FILE, RUNS_FILE, TABLE, SERIES, "runs", "plots", "report.md", "comparison.csv", "report.html", "points.csv"}
 _TMP_FILE = re.compile(r"\.(?P<name>.+)\.tmp-(?P<pid>[0-9]+)-[0-9a-f]+")
 
 
@@ -148,20 +155,12 @@ class Store:
         return self.series_dir / f"run_id={run_id}"
 
     def write_row(self, row: Mapping[str, Any]) -> Path:
-        """The run's row, atomically: ``table/<run_id>.parquet``."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        """The run's row, atomically: ``table/<run_id>.json``."""
         run_id = str(row["run_id"])
-        target = self.table_dir / f"{run_id}.parquet"
-        tmp = self.table_dir / f".{run_id}.parquet.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        columns: dict[str, Any] = {}
-        for k, v in row.items():
-            columns[k] = [v]
-        schema = pa.schema([pa.field(k, _arrow_type(k, v)) for k, v in row.items()])
-        table = pa.Table.from_pydict(columns, schema=schema)
+        target = self.table_dir / f"{run_id}.json"
+        tmp = self.table_dir / f".{run_id}.json.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            pq.write_table(table, tmp)
+            tmp.write_text(json.dumps(dict(row), default=str), encoding="utf-8")
             os.replace(tmp, target)
         finally:
             if tmp.exists():
@@ -169,15 +168,103 @@ class Store:
         return target
 
     # ------------------------------------------------------------------ reading
+    def pending(self) -> list[Path]:
+        """Row files not yet merged into ``runs.parquet``."""
+        try:
+            return sorted(Path(e.path) for e in os.scandir(self.table_dir) if e.name.endswith(".json") and not e.name.startswith("."))
+        except FileNotFoundError:
+            return []
+
     def done_ids(self) -> set[str]:
         """Run ids with a stored row."""
+        import pyarrow.parquet as pq
+
+        ids = {p.name[: -len(".json")] for p in self.pending()}
+        if (self.dir / RUNS_FILE).is_file():
+            ids.update(pq.read_table(self.dir / RUNS_FILE, columns=["run_id"]).column("run_id").to_pylist())
+        return ids
+
+    def pending_table(self) -> tuple[Any, list[Path]]:
+        """The pending rows as an Arrow table (None without any) and their files."""
+        files = self.pending()
+        rows = []
+        for f in files:
+            try:
+                rows.append(json.loads(f.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue  # removed by a concurrent compaction
+        return (rows_table(rows) if rows else None), files
+
+    def compact(self) -> None:
+        """Merge the pending rows into ``runs.parquet`` (a row file replaces an older row of the
+        same run), write it atomically, then remove the merged row files."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        new, files = self.pending_table()
+        if new is None:
+            return
+        path = self.dir / RUNS_FILE
+        table = new
+        if path.is_file():
+            old = pq.read_table(path)
+            old = old.filter(pc.invert(pc.is_in(old.column("run_id"), value_set=new.column("run_id"))))
+            table = pa.concat_tables([old, new], promote_options="permissive")
+        table = table.sort_by([("point", "ascending"), ("replication", "ascending"), ("run_id", "ascending")])
+        tmp = self.dir / f".{RUNS_FILE}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            return {p.name[: -len(".parquet")] for p in os.scandir(self.table_dir) if p.name.endswith(".parquet") and not p.name.startswith(".")}  # type: ignore[misc]
-        except FileNotFoundError:
-            return set()
+            pq.write_table(table, tmp)
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        for f in files:
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                pass
 
     def study(self) -> dict[str, Any]:
         return read_study(self.dir) or {}
+
+
+def rows_table(rows: list[Mapping[str, Any]]) -> Any:
+    """Rows (dicts with possibly different keys) as an Arrow table: the meta columns first, then
+    the other keys in order of first appearance; a column whose values mix types becomes text."""
+    import pyarrow as pa
+
+    keys: dict[str, None] = dict.fromkeys(k for k in META_COLUMNS)
+    for r in rows:
+        keys.update(dict.fromkeys(r))
+    arrays, fields = [], []
+    for k in keys:
+        values = [r.get(k) for r in rows]
+        kind = _column_type(k, values)
+        try:
+            arr = pa.array(values, type=kind) if kind is not None else pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arr = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+        arrays.append(arr)
+        fields.append(pa.field(k, arr.type))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _column_type(key: str, values: list[Any]) -> Any:
+    """bool, int64, float64 (ints and floats mixed) or string for the column's non-null values."""
+    import pyarrow as pa
+
+    present = [v for v in values if v is not None]
+    fixed = _arrow_type(key, None)
+    if key in META_COLUMNS or not present:
+        return fixed
+    if all(isinstance(v, bool) for v in present):
+        return pa.bool_()
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pa.int64() if all(-(2**63) <= v < 2**63 for v in present) else pa.float64()
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return pa.float64()
+    return pa.string()
 
 
 def _arrow_type(key: str, value: Any) -> Any:
@@ -187,6 +274,10 @@ def _arrow_type(key: str, value: Any) -> Any:
         return pa.string()
     if key in ("point", "replication", "seed"):
         return pa.int64()
+    if key == "run_wall_s":
+        return pa.float64()
+    if value is None:
+        return pa.null()
     if isinstance(value, bool):
         return pa.bool_()
     if isinstance(value, int):
@@ -222,12 +313,19 @@ def connect(directory: str | os.PathLike[str]) -> Any:
     if read_study(d) is None:
         raise ScenarioError(str(directory), "", f"not a study directory (no {STUDY_FILE})")
     con = duckdb.connect(":memory:")
-    table = d / TABLE
-    if any(p.suffix == ".parquet" and not p.name.startswith(".") for p in table.iterdir()):
-        con.execute(
-            f"CREATE VIEW runs AS SELECT * FROM read_parquet({_sql_path(table / '*.parquet')}, union_by_name=true) "
-            "ORDER BY point, replication, run_id"
-        )
+    con.execute("SET enable_progress_bar = false")
+    store = Store(d)
+    pending, _ = store.pending_table()
+    runs_file = d / RUNS_FILE
+    parts = []
+    if runs_file.is_file():
+        parts.append(f"SELECT * FROM read_parquet({_sql_path(runs_file)})"
+                     + (" WHERE run_id NOT IN (SELECT run_id FROM pending_rows)" if pending is not None else ""))
+    if pending is not None:
+        con.register("pending_rows", pending)
+        parts.append("SELECT * FROM pending_rows")
+    if parts:
+        con.execute(f"CREATE VIEW runs AS SELECT * FROM ({' UNION ALL BY NAME '.join(parts)}) ORDER BY point, replication, run_id")
     else:
         con.execute(
             "CREATE VIEW runs AS SELECT * FROM (SELECT NULL::VARCHAR AS run_id, NULL::BIGINT AS point, NULL::BIGINT AS replication, "
@@ -244,7 +342,7 @@ def connect(directory: str | os.PathLike[str]) -> Any:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name == "runs":
             continue
         con.execute(
-            f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet({_sql_path(series / "*" / (name + ".parquet"))}, '
+            f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet({_sql_path(series / "run_id=*" / (name + ".parquet"))}, '
             "hive_partitioning=true, union_by_name=true)"
         )
     return con
