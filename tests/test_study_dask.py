@@ -121,3 +121,22 @@ def test_dask_cluster_gives_the_local_table_and_survives_a_killed_worker(cluster
     assert a.equals(b)
     # the surviving worker finished the study
     assert (atmsim.results(out)["worker"] == f"{socket.gethostname()}:{workers[1].pid}").any()
+
+
+def test_local_dask_cluster_threads_give_the_local_table(tmp_path: Path) -> None:
+    """--dask local: one worker process running the runs on two threads (the core releases the
+    GIL); same table as the local process pool."""
+    scenario = write_toml(tmp_path / "onoff.toml", onoff_scenario(0.05))
+    grid = {PEAK: [50, 100]}
+    local = atmsim.sweep(scenario, tmp_path / "local", grid=grid, replications=2, jobs=2)
+    threads = atmsim.sweep(scenario, tmp_path / "threads", grid=grid, replications=2, jobs=2, dask="local")
+    assert threads.failed == 0 and len(threads.runs) == len(local.runs) == 4
+    assert threads.runs["worker"].nunique() == 1  # one process
+    assert _table(tmp_path / "local").equals(_table(tmp_path / "threads"))
+
+
+def test_default_executor_uses_every_core() -> None:
+    from atmsim.study.execute import LocalExecutor, make_executor
+
+    ex = make_executor(None, None)
+    assert isinstance(ex, LocalExecutor) and ex.jobs == (os.cpu_count() or 1)

@@ -24,7 +24,7 @@ table.data { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 table.data th, table.data td { border: 1px solid #ddd; padding: 2px 6px; text-align: right; }
 table.data th { background: #f4f4f4; } table.data td.text { text-align: left; }
 .held { color: #176f2c; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; }
-.note { color: #555; font-size: 0.9em; } .plot { min-height: 360px; } img.png { max-width: 100%; }
+div.wide { overflow-x: auto; } .note { color: #555; font-size: 0.9em; } .plot { min-height: 360px; } img.png { max-width: 100%; }
 """
 
 
@@ -62,7 +62,7 @@ class Page:
         self.parts.append(f"<p{attr}>{html.escape(text)}</p>")
 
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[Any]], classes: Sequence[Sequence[str]] | None = None) -> None:
-        out = ['<table class="data"><thead><tr>']
+        out = ['<div class="wide"><table class="data"><thead><tr>']
         out += [f"<th>{html.escape(str(h))}</th>" for h in headers]
         out.append("</tr></thead><tbody>")
         for i, row in enumerate(rows):
@@ -74,7 +74,7 @@ class Page:
                     cls = (cls + " " + classes[i][j]).strip()
                 out.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
             out.append("</tr>")
-        out.append("</tbody></table>")
+        out.append("</tbody></table></div>")
         self.parts.append("".join(out))
 
     def frame(self, frame: pd.DataFrame) -> None:

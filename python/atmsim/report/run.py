@@ -66,7 +66,7 @@ def add_run(page: Page, result: Result, label: str = "") -> None:
             if len(busy):
                 frame = frame[frame[key].isin(busy)]
         for col in table.columns:
-            if col.is_key or col.name not in frame or not pd.api.types.is_numeric_dtype(frame[col.name]):
+            if col.is_key or col.name == "time_s" or col.name not in frame or not pd.api.types.is_numeric_dtype(frame[col.name]):
                 continue
             fig = go.Figure()
             for k, group in frame.groupby(key, sort=True):
