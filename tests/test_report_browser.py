@@ -1,5 +1,6 @@
-"""HTML reports (issue 17) opened in a real headless Chromium: no console errors, every plot
-element rendered (an SVG with traces, not an empty div), a screenshot that is not blank.
+"""HTML reports (issue 17: a run, a study, a reproduction, a `reproduce all` index) opened in a
+real headless Chromium: no console errors, every plot element rendered (an SVG with traces, not an
+empty div), a screenshot that is not blank.
 
 Needs Debian's `chromium` and `chromium-driver` (`make test` installs them with apt-get when it
 can). Without them the test is skipped with the reason, except under CI (CI=true), where it fails.
@@ -71,7 +72,14 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     spec = rep.replace(next(s for s in rep.get_experiment("seed003").runs(True) if s.name == "transient-nrm32"),
                        overrides={"run.duration_s": 0.8})
     rep.reproduce("seed003", runs=[spec], out=repro, jobs=1)
-    return {"run": report(run_dir), "study": report(study), "reproduction": report(repro)}
+    from atmsim.reproduce import seed003
+    from atmsim.study.reproduction import reproduce_all
+
+    with pytest.MonkeyPatch.context() as mp:  # `reproduce all` over one shortened experiment
+        mp.setattr(rep, "EXPERIMENT_MODULES", ("seed003",))
+        mp.setattr(seed003, "EXPERIMENT", rep.replace(seed003.EXPERIMENT, runs=lambda quick: [spec]))
+        index = reproduce_all(quick=True, out=base / "all", jobs=1)
+    return {"run": report(run_dir), "study": report(study), "reproduction": report(repro), "index": index}
 
 
 _RENDERED = """
@@ -86,7 +94,7 @@ return plots.map(p => ({
 """
 
 
-@pytest.mark.parametrize("kind", ["run", "study", "reproduction"])
+@pytest.mark.parametrize("kind", ["run", "study", "reproduction", "index"])
 def test_report_renders_in_chromium(kind: str, reports: dict[str, Path], browser, tmp_path: Path) -> None:
     page = reports[kind]
     text = page.read_text(encoding="utf-8")
@@ -97,7 +105,7 @@ def test_report_renders_in_chromium(kind: str, reports: dict[str, Path], browser
     ours = text.replace(bundle, "")
     assert not re.search(r"<(script|link|img)[^>]*\b(src|href)=[\"']?(https?:)?//", ours), "the page must load nothing"
     expected = text.count('class="plot atmsim-plot"')
-    assert expected >= {"run": 3, "study": 2, "reproduction": 1}[kind]  # study: 2 metrics x 1 axis
+    assert expected >= {"run": 3, "study": 2, "reproduction": 1, "index": 1}[kind]  # study: 2 metrics x 1 axis
     browser.get_log("browser")  # drop what earlier pages logged
     browser.get(page.as_uri())
     from selenium.webdriver.support.ui import WebDriverWait

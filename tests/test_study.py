@@ -194,6 +194,24 @@ def _rows(out: Path) -> dict[str, tuple[str, float]]:
     return rows
 
 
+def _wait_group_gone(pgid: int, timeout: float = 30) -> None:
+    """Until no process of group ``pgid`` is left (the killed workers are reaped by init)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = []
+        for d in Path("/proc").iterdir():
+            if d.name.isdigit():
+                try:
+                    fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[2]) == pgid:
+                    left.append(d.name)
+        if not left:
+            return
+        time.sleep(0.05)
+
+
 def _sweep_cmd(scenario: Path, out: Path) -> list[str]:
     return [str(VENV_BIN / "atmsim"), "sweep", str(scenario), "--grid", f"{PEAK}=range(40, 110, 10)",
             "-r", "2", "--set", "run.duration_s=0.3", "--out", str(out), "-j", "2", "-q"]
@@ -209,6 +227,7 @@ def test_killed_sweep_restarts_without_repeating_or_losing_runs(onoff_file: Path
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    _wait_group_gone(proc.pid)
     before = _rows(out)
     assert 3 <= len(before) < 16, "the sweep was not killed midway"
     done = subprocess.run(_sweep_cmd(onoff_file, out), capture_output=True, text=True, timeout=300)

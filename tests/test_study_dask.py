@@ -74,7 +74,7 @@ def cluster(tmp_path: Path):
                 os.killpg(p.pid, signal.SIGTERM)
         for p in procs:
             try:
-                p.wait(timeout=20)
+                p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()

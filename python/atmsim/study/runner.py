@@ -93,4 +93,5 @@ def run_tasks(
         executor.run(todo, finished, lambda: stop)
     finally:
         store.compact()  # the rows of this session into runs.parquet
+        store.remove_stale()  # again: a killed process seen alive (not yet reaped) at the start
     return ran, len(tasks) - len(todo)
