@@ -21,7 +21,10 @@ from .errors import AtmsimError, ScenarioError, SimulationError
 #: the heavier parts (pandas, pyarrow) load on first use, so that ``atmsim`` on the command line
 #: can answer an interrupt during start-up with its own one-line message (the core itself loads
 #: at once: it defines the exception classes that ``atmsim.errors`` re-exports)
-_LAZY = {"run": "api", "map_traffic": "mapping", "Result": "result", "load_scenario": "scenario"}
+_LAZY = {
+    "run": "api", "map_traffic": "mapping", "Result": "result", "load_scenario": "scenario",
+    "sweep": "study", "results": "study",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -44,6 +47,8 @@ __all__ = [
     "map_traffic",
     "Result",
     "load_scenario",
+    "sweep",
+    "results",
     "AtmsimError",
     "ScenarioError",
     "SimulationError",

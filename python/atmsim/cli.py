@@ -1,4 +1,4 @@
-"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce|map``.
+"""Command-line interface: ``atmsim run|validate|schema|plot|reproduce|map|sweep|results|report``.
 
 Every problem with the input (scenario file, ``--set``, results directory) is reported as exactly
 one line on stderr, ``atmsim: error: <file>: <key path>: <message>``, with exit code 2.
@@ -511,20 +511,28 @@ def plot_cmd(directory: str) -> None:
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
 @click.option("--quick", is_flag=True, help="The shorter variant (seed003: Nrm = 8, 32, 256 only).")
-@click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/reproduce/<experiment>].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Runs in parallel (local processes).")
+@click.option("--out", type=click.Path(path_type=str), default=None,
+              help="Output directory [results/reproduce/<experiment>; for 'all': results/reproduce].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs in parallel on local processes [one per core].")
+@click.option("--dask", default=None, metavar="ADDRESS|local", help="Run on a Dask scheduler (tcp://HOST:PORT) or a local Dask cluster.")
 @click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-run progress lines and no table.")
-def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: int, list_: bool, quiet: bool) -> None:
+def reproduce_cmd(
+    experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool
+) -> None:
     """Reproduce a seed document's experiment: run it, compare with the published values, plot.
 
-    Writes report.md, comparison.csv, plots/ and runs/ into --out; an earlier complete output
-    there is replaced only when the new one is complete.
+    Writes report.md, comparison.csv, plots/ and runs/ into --out, with every run stored there as
+    a study (started again, it runs only what it does not have); an earlier complete report there
+    is replaced only when the new one is complete. EXPERIMENT 'all' runs every experiment into
+    --out/NAME and writes the index page --out/index.html (published against ours, each
+    qualitative claim marked held or not).
 
     \b
     Example:
       atmsim reproduce --list
       atmsim reproduce seed003 --quick --out results/seed003
+      atmsim reproduce all --quick
     """
     from . import reproduce as rep
 
@@ -534,10 +542,21 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
             click.echo(f"{name}: {title.removeprefix(name + ': ')}")
         return
     if not experiment:
-        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())})")
+        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
+    if experiment == "all":
+        from .study.reproduction import reproduce_all
+
+        try:
+            page = reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+        except OSError as e:
+            raise ScenarioError(out or "results/reproduce", "", f"cannot write results: {e.strerror or e}") from None
+        click.echo(f"wrote {page}")
+        return
     try:
-        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log)
+        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask)
     except KeyboardInterrupt:
         raise _Interrupted() from None
     except OSError as e:
@@ -547,6 +566,149 @@ def reproduce_cmd(experiment: str | None, quick: bool, out: str | None, jobs: in
         click.echo(report.table())
         click.echo()
     click.echo(f"wrote {report.out} ({report.wall_time_s:.1f} s)")
+
+
+@cli.command("report")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=str), default=None, help="The HTML file [DIRECTORY/report.html].")
+def report_cmd(directory: str, out: str | None) -> None:
+    """Write an HTML report of DIRECTORY: a run ('atmsim run --out'), a study ('atmsim sweep
+    --out'), a reproduction, or the index of 'atmsim reproduce all'.
+
+    One self-contained file (plotly embedded, opens offline): summary tables, interactive time
+    series, sweep curves with confidence bands, published-vs-ours tables.
+
+    \b
+    Example:
+      atmsim report results/demo
+      atmsim report results/sweep/demo --out demo-sweep.html
+    """
+    from .report import report
+
+    try:
+        path = report(directory, out)
+    except OSError as e:
+        raise ScenarioError(out or directory, "", f"cannot write the report: {e.strerror or e}") from None
+    click.echo(f"wrote {path}")
+
+
+def _key_values(items: Sequence[str], option: str) -> dict[str, Any]:
+    from .study.spec import parse_axis_option
+
+    out: dict[str, Any] = {}
+    for text in items:
+        key, values = parse_axis_option(text, option)
+        out[key] = values
+    return out
+
+
+def _parse_until(text: str | None) -> tuple[str, float] | None:
+    if not text:
+        return None
+    metric, sep, x = text.rpartition("<")
+    try:
+        value = float(x)
+    except ValueError:
+        value = -1.0
+    if not sep or not metric.strip() or not value > 0:
+        raise ScenarioError("--until", text, "expected METRIC<X with X > 0, e.g. 'connections.c1.throughput_mbps<0.05'")
+    return metric.strip(), value
+
+
+@cli.command("sweep")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--grid", "grid", multiple=True, metavar="KEY=VALUES",
+              help="An axis crossed with the others: VALUES is [a, b, ...], range(START, STOP, STEP), "
+                   "linspace(START, STOP, N) or geom(START, STOP, FACTOR). Repeatable.")
+@click.option("--zip", "zip_", multiple=True, metavar="KEY=VALUES",
+              help="An axis zipped with the other --zip axes (equal lengths), then crossed with --grid. Repeatable.")
+@_set_option
+@click.option("--replications", "-r", type=int, default=None, help="Runs per point on independent seeds [3].")
+@click.option("--seed", type=int, default=None, help="Master seed: replication r gets a seed derived from (seed, r) [1].")
+@click.option("--metric", "-m", "metrics", multiple=True, metavar="KEY.PATH",
+              help="A summary key path to report with its confidence interval, e.g. ports.A->B.max_queue_cells. Repeatable.")
+@click.option("--confidence", type=float, default=None, help="Confidence level of the intervals [0.95].")
+@click.option("--until", "until", default=None, metavar="METRIC<X",
+              help="Add replications to a point until the relative half-width of METRIC is below X (needs --max-replications).")
+@click.option("--max-replications", type=int, default=None, help="Cap on the replications per point with --until.")
+@click.option("--out", type=click.Path(path_type=str), default=None, help="Results directory [results/sweep/<file stem>].")
+@click.option("--jobs", "-j", type=int, default=None, help="Local worker processes [one per core].")
+@click.option("--dask", default=None, metavar="ADDRESS|local", help="Run on a Dask scheduler (tcp://HOST:PORT) or a local Dask cluster.")
+@click.option("--retry-failed", is_flag=True, help="Run the runs stored as failed again.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+def sweep_cmd(
+    file: str, grid: tuple[str, ...], zip_: tuple[str, ...], overrides: tuple[str, ...], replications: int | None,
+    seed: int | None, metrics: tuple[str, ...], confidence: float | None, until: str | None,
+    max_replications: int | None, out: str | None, jobs: int | None, dask: str | None, retry_failed: bool, quiet: bool,
+) -> None:
+    """Run a study: FILE (a study file with a [study] table, or a scenario) over a grid of --set
+    key paths, each point replicated on independent seeds; results stored run by run in --out.
+
+    A study started again in the same --out skips the runs it already has. The run table holds
+    one row per run (parameters set.KEY, seed, replication, status, every summary scalar); query
+    it with 'atmsim results query', draw it with 'atmsim report'. See docs/study.md.
+
+    \b
+    Example:
+      atmsim sweep scenarios/examples/demo.toml --grid connections.vbr1.source.peak_mbps=[50,80,100] \
+        -r 5 -m ports.A->B.max_queue_cells --set run.duration_s=0.5 --out results/sweep/demo
+      atmsim sweep studies/demo-peak.toml --dask local
+    """
+    from .scenario import _override_items
+    from .study import sweep
+    from .study.stats import point_table  # noqa: F401 - loads scipy before the runs start
+
+    fixed = {key: value for _, key, value in _override_items(list(overrides), "--set")}
+    try:
+        res = sweep(
+            file, out, grid=_key_values(grid, "--grid"), zip=_key_values(zip_, "--zip"), set=fixed,
+            replications=replications, seed=seed, metrics=list(metrics), confidence=confidence,
+            until=_parse_until(until), max_replications=max_replications, jobs=jobs, dask=dask,
+            retry_failed=retry_failed, progress=not quiet,
+        )
+    except KeyboardInterrupt:
+        # unlike a run, a study keeps what it finished: say so, and how to go on
+        where = out or "the results directory"
+        click.echo(f"{PROG}: interrupted; the runs finished so far are stored in {where}; the same command resumes", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    except OSError as e:
+        raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None
+    if not quiet and not res.points.empty:
+        click.echo(res.points.drop(columns=["point"]).to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+        click.echo()
+    click.echo(f"wrote {res.out}: {len(res.runs)} runs ({res.ran} run now, {res.skipped} already stored, {res.failed} failed)")
+
+
+@cli.group("results")
+def results_group() -> None:
+    """Query a study's results directory with SQL (DuckDB).
+
+    \b
+    Example:
+      atmsim results query results/sweep/demo "SELECT point, avg(\"ports.A->B.max_queue_cells\") FROM runs GROUP BY point"
+    """
+
+
+@results_group.command("query")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.argument("sql")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
+    """Run SQL over the study in DIRECTORY: the view 'runs' (one row per run) and one view per
+    series (ports, connections, abr_sources, abr_ports, tcp; with a run_id column).
+
+    \b
+    Example:
+      atmsim results query results/sweep/demo "SELECT status, count(*) FROM runs GROUP BY status"
+      atmsim results query results/sweep/demo "SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id" --csv
+    """
+    from .study import query
+
+    frame = query(directory, sql)
+    if as_csv:
+        click.echo(frame.to_csv(index=False), nl=False)
+    else:
+        click.echo(frame.to_string(index=False))
 
 
 @cli.command("map")

@@ -11,12 +11,14 @@ An *experiment* (one per seed study, e.g. ``seed003``) is
   returns the comparison rows;
 - a ``plots`` function that draws the figures.
 
-``reproduce(name, quick=..., out=..., jobs=...)`` validates every run first (bad input fails before
-anything runs or is written), runs them (on a local process pool with ``jobs > 1``), and writes
-``DIR/report.md``, ``DIR/comparison.csv``, ``DIR/plots/*.png`` and ``DIR/runs/<run>/`` (each run's
-``summary.json`` and Parquet series). The output directory is built beside ``DIR`` and takes its
-place only when complete, so an interrupted or failed reproduction leaves an earlier complete one
-intact. See ``docs/reproduce.md`` for how to add an experiment.
+``reproduce(name, quick=..., out=..., jobs=..., dask=...)`` validates every run first (bad input
+fails before anything runs or is written), runs them as a study (``atmsim.study``: every local
+core or a Dask cluster; each run stored in ``DIR`` as it completes, so a reproduction started
+again skips what it has), and writes ``DIR/report.md``, ``DIR/comparison.csv``,
+``DIR/plots/*.png`` and ``DIR/runs/<run>/`` (links to each run's ``summary.json`` and Parquet
+series in the store). The report files are built in a temporary directory and replace the earlier
+ones only when all are complete, so an interrupted or failed reproduction leaves an earlier
+complete report intact. See ``docs/reproduce.md`` for how to add an experiment.
 """
 
 from __future__ import annotations
@@ -26,10 +28,8 @@ import dataclasses
 import importlib
 import io
 import math
-import multiprocessing
 import os
 import shutil
-import signal
 import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -307,26 +307,6 @@ def _resolve(spec: RunSpec) -> tuple[dict[str, Any], Any]:
     return load_scenario(path, overrides)
 
 
-def _run_to(doc: dict[str, Any], prov: Any, directory: str) -> float:
-    """Run one resolved scenario and write its result to ``directory``; returns the wall time."""
-    from ..api import run_document
-
-    start = time.perf_counter()
-    result = run_document(doc, prov)
-    result.write(directory)
-    return time.perf_counter() - start
-
-
-def _worker_init() -> None:
-    # the parent decides what an interrupt means (it terminates the pool)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _worker(job: tuple[str, dict[str, Any], Any, str]) -> tuple[str, float]:
-    name, doc, prov, directory = job
-    return name, _run_to(doc, prov, directory)
-
-
 def default_out(name: str) -> Path:
     return Path("results") / "reproduce" / name
 
@@ -335,16 +315,21 @@ def reproduce(
     name: str,
     quick: bool = False,
     out: str | os.PathLike[str] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     log: Callable[[str], Any] | None = None,
     runs: Sequence[RunSpec] | None = None,
+    dask: str | None = None,
 ) -> Report:
     """Run experiment ``name`` and write its report into ``out`` (see the module docstring).
 
-    ``runs`` replaces the experiment's own list (tests use shortened runs). ``log`` receives one
-    line per finished run. Raises ``ScenarioError`` for bad input before anything is written.
+    The runs are a study (``atmsim.study``): on ``jobs`` local processes (default one per core;
+    1 = in this process) or a Dask cluster (``dask``), each stored in ``out`` as it completes, so
+    a reproduction started again runs only what it does not have. ``runs`` replaces the
+    experiment's own list (tests use shortened runs). ``log`` receives one line per finished run.
+    Raises ``ScenarioError`` for bad input before anything is written.
     """
-    from ..result import _swap_into_place, make_temp_dir, remove_stale_temporaries
+    from ..result import make_temp_dir
+    from ..study.reproduction import install_report, link_runs, run_specs
 
     started = time.perf_counter()
     exp = get_experiment(name)
@@ -352,7 +337,7 @@ def reproduce(
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ScenarioError("", "", f"experiment {name!r} has duplicate run names")
-    if jobs < 1:
+    if jobs is not None and jobs < 1:
         raise ScenarioError("--jobs", "", f"must be at least 1, got {jobs}")
     resolved = {s.name: _resolve(s) for s in specs}  # every problem with the input shows up here
     reference = load_reference(exp)
@@ -360,41 +345,10 @@ def reproduce(
     target = Path(out) if out is not None else default_out(name)
     if target.exists() and not target.is_dir():
         raise ScenarioError(str(target), "", "output path exists and is not a directory")
-    parent = target.parent if str(target.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(target)  # left by a killed earlier run
-    tmp = make_temp_dir(target)
+    store, ids, walls = run_specs(name, specs, resolved, target, jobs, dask, log, quick)
+    tmp = make_temp_dir(target / "report")
     try:
-        run_dir = tmp / "runs"
-        run_dir.mkdir()
-        jobs_list = [(s.name, *resolved[s.name], str(run_dir / s.name)) for s in specs]
-        walls: dict[str, float] = {}
-        done = 0
-
-        def finished(run_name: str, wall: float) -> None:
-            nonlocal done
-            done += 1
-            walls[run_name] = wall
-            if log is not None:
-                log(f"[{done}/{len(specs)}] {run_name} ({wall:.1f} s)")
-
-        if jobs == 1 or len(specs) <= 1:
-            for job in jobs_list:
-                finished(*_worker(job))
-        else:
-            ctx = multiprocessing.get_context("spawn")
-            pool = ctx.Pool(processes=min(jobs, len(specs)), initializer=_worker_init)
-            try:
-                for run_name, wall in pool.imap_unordered(_worker, jobs_list):
-                    finished(run_name, wall)
-                pool.close()
-            except BaseException:
-                pool.terminate()
-                raise
-            finally:
-                pool.join()
-
-        results = {s.name: Result.read(run_dir / s.name) for s in specs}
+        results = {s.name: Result.read(store.series_path(ids[s.name])) for s in specs}
         rows = exp.compare(results, reference, specs)
         plots = exp.plots(results, specs, tmp / "plots")
         wall_total = time.perf_counter() - started
@@ -404,7 +358,9 @@ def reproduce(
             _report_markdown(exp, reference, specs, report, quick, [p.relative_to(tmp) for p in plots]),
             encoding="utf-8",
         )
-        _swap_into_place(tmp, target)
+        link_runs(tmp / "runs", target / "runs", store, ids)
+        (tmp / "plots").mkdir(exist_ok=True)
+        install_report(tmp, target, ["runs", "plots", "comparison.csv", "report.md"])
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -1,0 +1,269 @@
+"""Studies: a scenario swept over a grid of ``--set`` key paths, replicated on independent seeds,
+run on local processes or a Dask cluster, stored run by run in a results directory that DuckDB
+queries. ``atmsim sweep`` / ``atmsim.sweep(...)``; ``atmsim results`` / ``atmsim.results(DIR)``.
+See docs/study.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import ScenarioError
+from .execute import DaskExecutor, LocalExecutor, Task, make_executor
+from .runner import Progress, run_id_of, run_tasks
+from .spec import Axis, StudySpec, derive_seed, is_study_file, load_study_file, parse_values
+from .stats import point_table, t_interval
+from .store import Store, query, read_study, results
+
+__all__ = [
+    "sweep",
+    "results",
+    "query",
+    "StudySpec",
+    "StudyResult",
+    "Axis",
+    "derive_seed",
+    "t_interval",
+    "point_table",
+    "load_study_file",
+    "make_spec",
+    "plan_tasks",
+    "param_column",
+]
+
+STUDY_KIND = "sweep"
+
+
+def param_column(key: str) -> str:
+    """The run-table column of grid / set key path ``key``."""
+    return f"set.{key}"
+
+
+@dataclass
+class StudyResult:
+    """What ``sweep`` did: the directory, the run table, the per-point confidence intervals,
+    and how many runs were run now, skipped (already stored) and failed (in the table)."""
+
+    out: Path
+    spec: StudySpec
+    runs: pd.DataFrame
+    points: pd.DataFrame
+    ran: int
+    skipped: int
+
+    @property
+    def failed(self) -> int:
+        return int((self.runs["status"] != "ok").sum()) if not self.runs.empty else 0
+
+
+def make_spec(
+    source: str | os.PathLike[str],
+    grid: Mapping[str, Any] | None = None,
+    zip: Mapping[str, Any] | None = None,  # noqa: A002 - the study file's word
+    set: Mapping[str, Any] | None = None,  # noqa: A002
+    replications: int | None = None,
+    seed: int | None = None,
+    metrics: Sequence[str] | None = None,
+    confidence: float | None = None,
+    until: tuple[str, float] | None = None,
+    max_replications: int | None = None,
+) -> StudySpec:
+    """A study from a study file or a scenario file, with the arguments added or replacing the
+    file's values; checked (``ScenarioError`` on bad input)."""
+    path = os.fspath(source)
+    if not Path(path).is_file():
+        raise ScenarioError(path, "", "no such file")
+    spec = load_study_file(path) if is_study_file(path) else StudySpec(scenario=path)
+    label = spec.where
+    for kind, table in (("grid", grid), ("zip", zip)):
+        for key, values in (table or {}).items():
+            spec.axes = [a for a in spec.axes if a.key != key]
+            spec.axes.append(Axis(key, tuple(parse_values(values, label or f"--{kind}", key)), kind))
+    if set:
+        spec.fixed.update(set)
+    if replications is not None:
+        spec.replications = replications
+    if seed is not None:
+        spec.seed = seed
+    if metrics:
+        spec.metrics = list(dict.fromkeys([*spec.metrics, *metrics]))
+    if confidence is not None:
+        spec.confidence = confidence
+    if until is not None:
+        spec.until_metric, spec.until_rel_half_width = until
+    if max_replications is not None:
+        spec.max_replications = max_replications
+    spec.check()
+    return spec
+
+
+def _base(spec: StudySpec) -> tuple[dict[str, Any], Any]:
+    from ..scenario import load_scenario
+
+    return load_scenario(spec.scenario, spec.fixed, validate=False)
+
+
+def plan_tasks(spec: StudySpec, store_dir: Path, counts: Mapping[int, int] | None = None) -> list[Task]:
+    """The runs of the study: every point x replications 0..n-1 (``counts`` gives n per point;
+    default ``spec.replications``). Each point is validated (``ScenarioError`` on bad input);
+    replication r of every point has seed ``derive_seed(spec.seed, r)``."""
+    from ..scenario import apply_overrides, check_document, load_scenario
+
+    tasks = []
+    for point in spec.points():
+        doc, prov = load_scenario(spec.scenario, spec.fixed, validate=False, extra_overrides=[("--grid", dict(point.params))])
+        check_document(doc, prov)
+        n = (counts or {}).get(point.index, spec.replications)
+        for r in range(n):
+            seed = derive_seed(spec.seed, r)
+            d, p = copy.deepcopy(doc), copy.deepcopy(prov)
+            apply_overrides(d, {"run.seed": seed}, p, "--seed")
+            meta: dict[str, Any] = {"point": point.index, "replication": r, "seed": seed}
+            meta.update({param_column(k): v for k, v in point.params.items()})
+            tasks.append(Task(run_id_of(d), d, p, str(store_dir), meta))
+    return tasks
+
+
+def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
+    missing = [m for m in spec.metrics if m not in row]
+    if missing:
+        m = missing[0]
+        head = m.rsplit(".", 1)[0]
+        near = sorted(k for k in row if k.startswith(head + ".") and isinstance(row[k], (int, float)))[:8]
+        hint = ("; keys here: " + ", ".join(k.rsplit(".", 1)[1] for k in near)) if near else ""
+        raise ScenarioError(spec.where or "--metric", m, f"not a number in the run summary{hint}")
+
+
+def sweep(
+    source: str | os.PathLike[str] | StudySpec,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    grid: Mapping[str, Any] | None = None,
+    zip: Mapping[str, Any] | None = None,  # noqa: A002
+    set: Mapping[str, Any] | None = None,  # noqa: A002
+    replications: int | None = None,
+    seed: int | None = None,
+    metrics: Sequence[str] | None = None,
+    confidence: float | None = None,
+    until: tuple[str, float] | None = None,
+    max_replications: int | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = False,
+) -> StudyResult:
+    """Run a study (see docs/study.md) into ``out`` (default ``results/sweep/<file stem>``) and
+    return its run table and per-point confidence intervals.
+
+    ``source`` is a study file, a scenario file (then ``grid`` etc. describe the study) or a
+    ``StudySpec``. ``grid`` / ``zip`` map key paths to values (a list or ``"range(a, b, step)"``,
+    ``"linspace(a, b, n)"``, ``"geom(a, b, factor)"``); ``set`` fixes other keys; ``until =
+    (metric, x)`` adds replications to a point until the relative half-width of ``metric`` is
+    below ``x``, at most ``max_replications``. ``jobs`` local processes (default: one per core)
+    or ``dask = "tcp://HOST:PORT"`` / ``"local"``. Runs already stored in ``out`` are skipped.
+    Bad input raises ``ScenarioError`` before anything is written or, for a metric that is not in
+    the summary, once the first run is stored (the stored runs are kept).
+    """
+    spec = source if isinstance(source, StudySpec) else make_spec(
+        source, grid, zip, set, replications, seed, metrics, confidence, until, max_replications
+    )
+    if isinstance(source, StudySpec):
+        spec.check()
+    target = Path(out) if out is not None else Path("results") / "sweep" / Path(spec.where or spec.scenario).stem
+    base_doc, _ = _base(spec)
+    executor = make_executor(jobs, dask)
+    tasks = plan_tasks(spec, target.resolve())  # every input problem surfaces here
+    if isinstance(executor, DaskExecutor):
+        executor.connect()
+    try:
+        identity = spec.identity(base_doc)
+        existing = read_study(target) if target.is_dir() else None
+        if spec.metrics and existing and existing.get("identity") == identity and Store(target).done_ids():
+            ok = results(target, "SELECT * FROM runs WHERE status = 'ok' LIMIT 1")
+            if not ok.empty:  # checked before the store is touched
+                _check_metrics(spec, {k: v for k, v in ok.iloc[0].items() if not pd.isna(v)})
+        store = Store.open(target, STUDY_KIND, identity, spec.as_dict())
+        stored = store.done_ids()
+        counts = {p.index: spec.replications for p in spec.points()}
+        if spec.adaptive and stored:
+            # replications an earlier session of the study added belong to it
+            have = results(store.dir, "SELECT point, max(replication) + 1 AS n FROM runs GROUP BY point")
+            for point, n in have[["point", "n"]].itertuples(index=False):
+                if int(point) in counts:
+                    counts[int(point)] = min(max(counts[int(point)], int(n)), spec.max_replications or int(n))
+            tasks = plan_tasks(spec, store.dir, counts)
+        bar = Progress(len(tasks), sum(t.run_id in stored for t in tasks), progress)
+        problem: list[ScenarioError] = []
+
+        def on_row(row: dict[str, Any]) -> bool:
+            if row.get("status") == "ok" and spec.metrics and not problem:
+                try:
+                    _check_metrics(spec, row)
+                except ScenarioError as e:
+                    problem.append(e)
+            return bool(problem)
+
+        try:
+            ran, skipped = run_tasks(store, tasks, executor, bar, retry_failed, on_row)
+            if problem:
+                raise problem[0]
+            while spec.adaptive:
+                table = results(store.dir)
+                more = _more_replications(spec, table, counts)
+                if not more:
+                    break
+                counts.update(more)
+                extra = plan_tasks(spec, store.dir, counts)
+                known = {t.run_id for t in tasks}
+                new = [t for t in extra if t.run_id not in known]
+                tasks += new
+                bar.grow(len(new))
+                r, s = run_tasks(store, new, executor, bar, retry_failed, on_row)
+                ran += r
+                skipped += s
+                if problem:
+                    raise problem[0]
+        finally:
+            bar.close()
+    finally:
+        if isinstance(executor, DaskExecutor):
+            executor.close()
+    wanted = {t.run_id for t in tasks}
+    table = results(store.dir)
+    table = table[table["run_id"].isin(wanted)].reset_index(drop=True)
+    params = [param_column(a.key) for a in spec.axes]
+    points = point_table(table, spec.metrics, params, spec.confidence)
+    if not points.empty:
+        store.write_text("points.csv", points.to_csv(index=False))
+    return StudyResult(store.dir, spec, table, points, ran, skipped)
+
+
+def _more_replications(spec: StudySpec, table: pd.DataFrame, counts: Mapping[int, int]) -> dict[int, int]:
+    """Points whose interval of the ``until`` metric is still too wide: their new replication
+    count, from n * (rel half-width / target)^2, at least one more, at most the cap."""
+    assert spec.until_metric is not None and spec.until_rel_half_width is not None and spec.max_replications
+    more: dict[int, int] = {}
+    ok = table[table["status"] == "ok"] if not table.empty else table
+    for point, n in counts.items():
+        if n >= spec.max_replications:
+            continue
+        rows = ok[ok["point"] == point] if not ok.empty else ok
+        values = rows[spec.until_metric].tolist() if spec.until_metric in rows.columns else []
+        ci = t_interval(values, spec.confidence)
+        rel = ci["rel_half_width"]
+        if ci["n"] >= 2 and rel == rel and rel < spec.until_rel_half_width:
+            continue
+        if ci["n"] == 0 and n > 0 and (table["point"] == point).any():
+            continue  # every run of the point failed: more would fail too
+        want = n + 1
+        if ci["n"] >= 2 and rel == rel:
+            want = max(want, int(n * (rel / spec.until_rel_half_width) ** 2) + 1)
+        more[point] = min(want, spec.max_replications)
+    return more
