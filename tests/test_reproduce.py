@@ -223,3 +223,15 @@ def test_list(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == ["seed000", "seed002", "seed003", "seed004"]
     assert all(not line.split(": ", 1)[1].startswith(line.split(":")[0]) for line in lines), "name printed twice"
+
+
+def test_seed003_ordering_rows_carry_their_verdict() -> None:
+    """A stated ordering holds only when the times bear it out ("yes"); "equal" and "no" do not;
+    an unsettled run or a row where the seed states no ordering is not judged."""
+    from atmsim.reproduce.seed003 import _held, ordering_verdict
+
+    assert _held(ordering_verdict([1.0, 2.0, 3.0]), True) is True
+    assert _held(ordering_verdict([3.0, 2.0, 1.0]), True) is False
+    assert _held(ordering_verdict([2.0, 2.0]), True) is False
+    assert _held(ordering_verdict([math.nan, math.nan]), True) is None
+    assert _held(ordering_verdict([1.0, 2.0]), False) is None

@@ -53,6 +53,9 @@ def test_claim_verdicts() -> None:
     assert claim_held("bounded", "not drained: 900, 800") is False
     assert claim_held("unbounded", "not drained: 900, 800") is True
     assert claim_held(140.0, 139.0) is None and claim_held("something else", "maybe") is None
+    # the experiment's own verdict (Row.held) wins over the text rule
+    assert claim_held("longer for smaller Nrm", "equal (Nrm 8: 1.0, Nrm 32: 1.0 ms)", False) is False
+    assert claim_held("faster for smaller Nrm", "no (Nrm 8: 3.0, Nrm 32: 2.0 ms)", True) is True
 
 
 def test_reproduce_all_writes_the_index(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -69,8 +72,9 @@ def test_reproduce_all_writes_the_index(tmp_path: Path, monkeypatch, capsys) -> 
         with open(out / e["name"] / "comparison.csv", newline="") as f:
             rows = list(csv.DictReader(f))
         assert [(r["quantity"], r["run"]) for r in rows] == [(r["quantity"], r["run"]) for r in e["rows"]]
-        for r in e["rows"]:
-            assert r["held"] == claim_held(r["published"], r["ours"])
+        for r, c in zip(e["rows"], rows):
+            given = {"true": True, "false": False}.get(c["held"])
+            assert r["held"] == claim_held(r["published"], r["ours"], given)
         assert (out / e["name"] / "report.html").is_file()
     judged = [r for e in index["experiments"] for r in e["rows"] if r["held"] is not None]
     assert judged, "no qualitative claim was judged"

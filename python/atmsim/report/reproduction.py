@@ -42,7 +42,10 @@ def _comparison(page: Page, rows: list[dict[str, Any]], title: str) -> None:
     for r in rows:
         pub, ours, diff = r.get("published"), r.get("ours"), r.get("difference")
         rel = diff / pub if isinstance(diff, float) and isinstance(pub, float) and pub else None
-        held = r["held"] if "held" in r else claim_held(pub, ours)
+        given = r.get("held")
+        if isinstance(given, str):  # comparison.csv: "true" / "false" / "" (not judged or older file)
+            given = {"true": True, "false": False}.get(given)
+        held = claim_held(pub, ours, given)
         if held is None:
             claim = "not judged" if isinstance(pub, str) else ""
         else:

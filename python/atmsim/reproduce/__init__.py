@@ -60,8 +60,9 @@ EXPERIMENT_MODULES: tuple[str, ...] = ("seed000", "seed002", "seed003", "seed004
 #: columns of ``comparison.csv`` (and of the printed table)
 COLUMNS = ("quantity", "run", "published", "ours", "difference", "source")
 #: extra columns of ``comparison.csv``: the standard deviation of ours over replications, and
-#: their number (empty / 1 for a single run)
-CSV_EXTRA = ("ours_sd", "replications")
+#: their number (empty / 1 for a single run), and for a qualitative row the experiment's verdict
+#: whether the seed's claim held (``true`` / ``false``, empty when not judged)
+CSV_EXTRA = ("ours_sd", "replications", "held")
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 
@@ -106,6 +107,9 @@ class Row:
     #: deviation
     spread: float | None = None
     replications: int = 1
+    #: for a qualitative row, whether the seed's claim held in ours, decided by the experiment
+    #: (``None``: not judged, or left to ``study.reproduction.claim_held``'s text rule)
+    held: bool | None = None
 
     @property
     def difference(self) -> float | None:
@@ -277,7 +281,8 @@ def comparison_csv(rows: Sequence[Row]) -> str:
 
     for r in rows:
         w.writerow(
-            [r.quantity, r.run, raw(r.published), raw(r.ours), raw(r.difference), r.source, raw(r.spread), r.replications]
+            [r.quantity, r.run, raw(r.published), raw(r.ours), raw(r.difference), r.source, raw(r.spread), r.replications,
+             "" if r.held is None else str(r.held).lower()]
         )
     return buf.getvalue()
 

@@ -230,6 +230,14 @@ def ordering_verdict(seq: Sequence[float], decreasing: bool = False) -> str:
     return "yes" if all(a <= b + 1e-9 for a, b in zip(seq, seq[1:])) and seq[0] < seq[-1] else "no"
 
 
+def _held(verdict: str, ordering_claimed: bool) -> bool | None:
+    """Whether a stated ordering held: ``yes`` holds, ``no`` and ``equal`` do not; a run that
+    never settled is not judged, nor is a row where the seed states no ordering."""
+    if not ordering_claimed or verdict.startswith("n/a"):
+        return None
+    return verdict == "yes"
+
+
 def last_data_s(result: Result, conn: str) -> float:
     """Time of the last sample in which data cells of ``conn`` were delivered (series
     ``connections``), NaN if none."""
@@ -254,7 +262,12 @@ def _last_data_rows(
     if len(times) > 1:
         verdict = ordering_verdict([x for _, x in times], decreasing=True)
         detail = ", ".join(f"Nrm {n}: {x * 1e3:.1f}" for n, x in times)
-        rows.append(Row(f"{ref['quantity']}: ordering by Nrm", f"{config}-all", str(ref.get("qualitative", "")), f"{verdict} ({detail} ms)", source))
+        rows.append(
+            Row(
+                f"{ref['quantity']}: ordering by Nrm", f"{config}-all", str(ref.get("qualitative", "")),
+                f"{verdict} ({detail} ms)", source, held=_held(verdict, True),
+            )
+        )
     return rows
 
 
@@ -285,6 +298,7 @@ def _settle_rows(
             rows.append(Row(f"{conn} settle time, {PHASE_LABEL[phase]} (ms)", s.name, None, st * 1e3, source, 3))
         if len(times) > 1:
             verdict = ordering_verdict([x for _, x in times])  # by increasing Nrm
+            held = _held(verdict, ref.get("ordering", True))
             if not ref.get("ordering", True):
                 verdict = {"yes": "faster for smaller Nrm", "no": "not ordered by Nrm"}.get(verdict, verdict)
             detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
@@ -295,6 +309,7 @@ def _settle_rows(
                     str(ref.get("qualitative", "")),
                     f"{verdict} ({detail} ms)",
                     source,
+                    held=held,
                 )
             )
     return rows

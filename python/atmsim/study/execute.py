@@ -55,8 +55,8 @@ def execute(task: Task) -> dict[str, Any]:
     row.update(task.meta)
     row.update(status="ok", error=None, run_wall_s=0.0, worker=f"{socket.gethostname()}:{os.getpid()}")
     try:
-        result = run_document(task.doc, task.prov)
-        result.write(store.series_path(task.run_id))
+        # series stream to the store as the run goes (flat memory however long the run)
+        result = run_document(task.doc, task.prov, out=store.series_path(task.run_id))
         for k, v in flatten(result.summary).items():
             if k not in META_COLUMNS and k not in row:
                 row[k] = v

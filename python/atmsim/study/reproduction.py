@@ -127,12 +127,15 @@ def link_runs(directory: Path, final: Path, store: Store, ids: Mapping[str, str]
 CLAIM_WORDS = {"bounded": "drained", "unbounded": "not drained"}
 
 
-def claim_held(published: Any, ours: Any) -> bool | None:
-    """Whether a qualitative row (published text) held: ours starting with ``yes`` / ``no``
+def claim_held(published: Any, ours: Any, held: bool | None = None) -> bool | None:
+    """Whether a qualitative row (published text) held: the experiment's own verdict ``held``
+    when it gives one (``Row.held``); else ours starting with ``yes`` / ``no``
     (seed 003's ordering rows), or ours starting with the verdict ``CLAIM_WORDS`` gives for the
     published word. ``None`` for numeric rows and texts this rule cannot judge."""
     if not isinstance(published, str) or not isinstance(ours, str):
         return None
+    if held is not None:
+        return held
     text = ours.strip().lower()
     if text.startswith("yes"):
         return True
@@ -190,7 +193,7 @@ def reproduce_all(
         entry["rows"] = [
             {"quantity": r.quantity, "run": r.run, "published": num(r.published), "ours": num(r.ours),
              "difference": num(r.difference), "source": r.source, "spread": num(r.spread),
-             "replications": r.replications, "held": claim_held(r.published, r.ours)}
+             "replications": r.replications, "held": claim_held(r.published, r.ours, r.held)}
             for r in rpt.rows
         ]
         report(base / name)

@@ -43,24 +43,30 @@ pub enum InputQueueing {
 pub struct CreditFabricSpec {
     /// Input buffer of each port (incoming link), cells, both priorities together (integer > 0;
     /// the Hyperswitch: 2,450).
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub input_buffer_cells: i64,
     /// Output buffer of each output port, cells (integer > 0; the Hyperswitch: 50).
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub output_buffer_cells: i64,
     /// Credits per output: cells that may be in its buffer or on their way to it (integer,
     /// 1..=output_buffer_cells). Absent: output_buffer_cells.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub credits: Option<i64>,
     /// Time a credit takes back to the inputs once its cell has left the output buffer,
     /// microseconds (>= 0, default 0).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub credit_delay_us: f64,
     /// Capacity of the TDM bus shared by all inputs, Mb/s (> 0, default 2400: both of seed 004's
     /// switches). One 53-byte cell per slot; inputs served round robin, high priority first.
     #[serde(default = "default_bus_mbps")]
+    #[schemars(range(min = 1e-3, max = 1e7))]
     pub bus_mbps: f64,
     /// Fixed latency from a cell's arrival at the switch to its input buffer, microseconds
     /// (>= 0, default 0; seed 004 Figure 5 measures 39.90 us per port at light load).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e7))]
     pub latency_us: f64,
     /// "fifo" (default; head-of-line blocking) or "voq" (virtual output queues).
     #[serde(default)]

@@ -27,6 +27,7 @@ pub struct TraceSpec {
     /// codec: frames to generate (integer >= 1). Absent: the seed's clip, 3 min 40 s at the
     /// codec's frame rate.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub length: Option<i64>,
     /// codec: the generator's seed (default 1; the run's seed does not change the trace).
     #[serde(default = "default_trace_seed")]
@@ -53,14 +54,17 @@ pub struct VideoSpec {
     /// The trace it plays: a name in the top-level `traces` table.
     pub trace: String,
     /// Frames per second (> 0; seed 004: MPEG 24, JPEG 15).
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub frame_rate: f64,
     /// IP MTU of the UDP datagrams, bytes (29..=65527; default 9180, RFC 1626). A frame larger
     /// than one datagram's payload (MTU - 28) is split into several datagrams.
     #[serde(default = "default_mtu")]
+    #[schemars(range(min = 29, max = 65_527))]
     pub mtu_bytes: i64,
     /// Receiver's playout buffer in frame intervals: received intervals above it count as
     /// delayed frames (> 0; default 3, seed 004 Experiment 4).
     #[serde(default = "default_playout")]
+    #[schemars(range(min = 1e-3, max = 1e6))]
     pub playout_intervals: f64,
     /// Start at a random frame of the trace and a random phase within the first frame interval,
     /// both uniform, drawn from the run's seed and the connection's name (default true). False:
