@@ -173,11 +173,7 @@ class Result:
         import pyarrow.parquet as pq
 
         target = Path(directory)
-        parent = target.parent if str(target.parent) else Path(".")
-        parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(target)
-        tmp = make_temp_dir(target)
-        try:
+        with streamed_output(target) as tmp:
             text = json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
             for name in self.series_names:
@@ -187,11 +183,6 @@ class Result:
                     continue
                 table = pa.Table.from_pandas(self.series(name), preserve_index=False)
                 pq.write_table(table, tmp / f"{name}.parquet")
-            _swap_into_place(tmp, target)
-        except BaseException:
-            with signals_deferred():
-                shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return target
 
     @classmethod
