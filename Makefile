@@ -61,6 +61,7 @@ regress-record: build
 bench: build
 	cargo run --release -p atmsim-core --bin atmsim-bench
 	$(VPY) tools/bench_memory.py
+	$(VPY) tools/bench_seed004.py
 
 # The scenario fuzzer (tests/test_fuzz_scenarios.py) with many more cases than `make test` runs,
 # fresh randomness each time; prints the outcomes. FUZZ_EXAMPLES sets the number of cases.
