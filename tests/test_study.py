@@ -213,8 +213,10 @@ def _wait_group_gone(pgid: int, timeout: float = 30) -> None:
 
 
 def _sweep_cmd(scenario: Path, out: Path) -> list[str]:
+    # 16 runs of 2 s simulated: long enough that the sweep is still running when the tests below
+    # signal it after its first rows are stored (with 0.3 s runs a fast machine finished first)
     return [str(VENV_BIN / "atmsim"), "sweep", str(scenario), "--grid", f"{PEAK}=range(40, 110, 10)",
-            "-r", "2", "--set", "run.duration_s=0.3", "--out", str(out), "-j", "2", "-q"]
+            "-r", "2", "--set", "run.duration_s=2", "--out", str(out), "-j", "2", "-q"]
 
 
 def test_killed_sweep_restarts_without_repeating_or_losing_runs(onoff_file: Path, tmp_path: Path) -> None:
