@@ -324,7 +324,10 @@ def test_example_study_file_plans() -> None:
 
 def test_sigint_keeps_finished_runs_and_says_how_to_resume(onoff_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "s"
-    proc = subprocess.Popen(_sweep_cmd(onoff_file, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a test run started in the background (no job control) inherits SIGINT ignored, and Python
+    # keeps an ignored SIGINT ignored: give the child the default disposition (as test_cli does)
+    proc = subprocess.Popen(_sweep_cmd(onoff_file, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while len(_rows(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
