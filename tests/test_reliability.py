@@ -267,3 +267,22 @@ def test_resource_estimates_refuse_before_the_run(tmp_path: Path, capsys, monkey
     assert len(err) == 1 and "MB allowed (run.max_memory_mb)" in err[0]
     line = run_bad(capsys, tmp_path, f, "--set", "run.max_memory_mb=10")
     assert "MB allowed (run.max_memory_mb)" in line
+
+
+def test_resource_estimate_counts_a_credit_switchs_latency() -> None:
+    """A credit switch's latency_us is folded into its incoming links' delay (NodeSpec.transit_us),
+    so the cells-in-flight room those links reserve grows with it: 10 s at 1 Tb/s is about 1.3 TB,
+    refused under a 100 GB limit; with no latency the same network fits."""
+    doc = minimal_scenario()
+    doc["run"]["max_memory_mb"] = 100_000
+    doc["nodes"][1] = {"name": "S", "kind": "switch",
+                       "fabric": {"kind": "credit", "input_buffer_cells": 100, "output_buffer_cells": 50,
+                                  "latency_us": 1e7}}
+    for link in doc["links"]:
+        link["rate_mbps"] = 1e6
+    e = _reject(doc)
+    # both links have a direction arriving at S: either may be named as the largest part
+    assert e.path in ("links[0].length_km", "links[1].length_km"), str(e)
+    assert "cells in flight" in e.message and "switch transit" in e.message, str(e)
+    doc["nodes"][1]["fabric"]["latency_us"] = 0.0
+    check_document(doc)

@@ -201,15 +201,10 @@ impl Simulation {
                 Node {
                     name: n.name.clone(),
                     kind: n.kind,
-                    fabric: match &n.fabric {
-                        // the ports are wired to a credit fabric once they exist (below)
-                        Some(FabricSpec::Credit(c)) => AnyFabric::OutputBuffered(OutputBuffered {
-                            transit_ps: us_to_ps(c.latency_us),
-                        }),
-                        _ => AnyFabric::OutputBuffered(OutputBuffered {
-                            transit_ps: us_to_ps(n.fabric_delay_us),
-                        }),
-                    },
+                    // a credit fabric replaces this once the ports exist (below)
+                    fabric: AnyFabric::OutputBuffered(OutputBuffered {
+                        transit_ps: us_to_ps(n.transit_us()),
+                    }),
                     setup_ps: us_to_ps(n.call_processing_us),
                 }
             })

@@ -86,7 +86,7 @@ pub fn estimate(sc: &Scenario) -> Estimate {
         sc.nodes
             .iter()
             .find(|n| n.name == name && n.kind == NodeKind::Switch)
-            .map_or(0.0, |n| n.fabric_delay_us)
+            .map_or(0.0, |n| n.transit_us())
     };
     let cell_bytes = std::mem::size_of::<(u64, Cell)>() as f64;
     let mut cell_rate = 0.0;
@@ -103,15 +103,26 @@ pub fn estimate(sc: &Scenario) -> Estimate {
         let cells_per_s = l.rate_mbps * 1e6 / CELL_BITS;
         cell_rate += 2.0 * cells_per_s;
         // the room each direction reserves (build/port.rs): delay / cell time + 2 cells
-        let bytes: f64 = [fabric_us(&l.b), fabric_us(&l.a)]
+        // (a direction's delay includes the transit of the node it arrives at)
+        let transit = [fabric_us(&l.b), fabric_us(&l.a)];
+        let bytes: f64 = transit
             .iter()
             .map(|f| ((prop_us + extra + f) * 1e-6 * cells_per_s + 2.0) * cell_bytes)
             .sum();
+        let transit_note = if transit.iter().any(|&f| f > 0.0) {
+            format!(
+                " (+ switch transit {} / {} us)",
+                super::compact(transit[0]),
+                super::compact(transit[1])
+            )
+        } else {
+            String::new()
+        };
         e.parts.push((
             key,
             bytes,
             format!(
-                "room for the cells in flight: {} us x {} Mb/s, both directions",
+                "room for the cells in flight: {} us{transit_note} x {} Mb/s, both directions",
                 super::compact(prop_us + extra),
                 super::compact(l.rate_mbps)
             ),

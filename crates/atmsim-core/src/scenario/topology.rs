@@ -171,6 +171,17 @@ pub struct NodeSpec {
     pub fabric: Option<FabricSpec>,
 }
 
+impl NodeSpec {
+    /// The fixed time a cell spends crossing this node, microseconds: the credit fabric's
+    /// `latency_us`, otherwise `fabric_delay_us` (both folded into the incoming links' delay).
+    pub fn transit_us(&self) -> f64 {
+        match &self.fabric {
+            Some(FabricSpec::Credit(c)) => c.latency_us,
+            _ => self.fabric_delay_us,
+        }
+    }
+}
+
 fn default_priority() -> Vec<Category> {
     Category::ALL.to_vec()
 }

@@ -139,15 +139,12 @@ impl CreditFabric {
         for (o, &g) in out_port.iter().enumerate() {
             output_of[g as usize] = o as u32;
         }
-        let cap = if p.voq {
-            0
-        } else {
-            p.input_buffer_cells as usize
-        };
+        // queues grow with the cells they hold and keep that room (no allocation per cell in a
+        // steady state); nothing is reserved for an input buffer that may never fill
         let inputs = in_port
             .iter()
             .map(|_| Input {
-                queues: (0..nq).map(|_| VecDeque::with_capacity(cap)).collect(),
+                queues: (0..nq).map(|_| VecDeque::new()).collect(),
                 len: 0,
                 rr_out: 0,
             })
