@@ -35,6 +35,7 @@ mod fabric;
 mod source;
 mod topology;
 mod video;
+pub mod workload;
 
 pub use abr::*;
 pub use calls::*;
