@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: modules of ``atmsim.reproduce`` that each define ``EXPERIMENT`` (an ``Experiment``)
-EXPERIMENT_MODULES: tuple[str, ...] = ("seed000", "seed002", "seed003", "seed004")
+EXPERIMENT_MODULES: tuple[str, ...] = ("seed000", "seed001", "seed002", "seed003", "seed004")
 
 #: columns of ``comparison.csv`` (and of the printed table)
 COLUMNS = ("quantity", "run", "published", "ours", "difference", "source")
