@@ -110,3 +110,55 @@ def test_registered_and_runs_skip_what_this_build_cannot_run() -> None:
         assert seed001.missing(spec.params["net"], spec.params["family"]) is None
     names = [s.name for s in seed001.runs(False)]
     assert len(names) == len(set(names))
+
+
+class _Fake:
+    """A run result carrying only a summary in the agreed workload format (docs/workloads.md)."""
+
+    def __init__(self, members: list[dict]) -> None:
+        self.summary = {"connections": {"pvc": {"workload": {"transport": "tcp", "statements": [{"line": 1, "members": members}]}}}}
+
+
+def _member(conn: int, tp: float | None = None, tx: tuple[float, float, float] | None = None, ends: list[float] | None = None) -> dict:
+    runs = [{"start_s": 0.0, "end_s": e, "bytes": 1, "units": 1, "throughput_kBps": tp or 0.0,
+             "transaction_ms": None if tx is None else {"mean": tx[0], "min": tx[1], "max": tx[2], "std": 0.0}}
+            for e in (ends or [1.0])]
+    return {"connection": conn, "op": "rr" if tx else "bulk_get", "runs": runs,
+            "throughput_kBps": {"mean": tp or 0.0, "min": tp or 0.0, "max": tp or 0.0, "std": 0.0},
+            "transaction_ms": None if tx is None else {"mean": tx[0], "min": tx[1], "max": tx[2], "std": 0.0}}
+
+
+def test_claim_rules_on_synthetic_results() -> None:
+    """The verdicts follow the stated rules (seed001_compare's tolerances), both ways."""
+    from atmsim.reproduce import seed001_compare as cmp
+
+    tables = load_tables()
+    ref = rep.load_reference(rep.get_experiment("seed001"))
+    claims = {c["id"]: c for c in ref["claim"]}
+    t12 = tables[12]
+    for artefact, want in ((True, True), (False, False)):
+        specs, results = [], {}
+        for i, r in enumerate(t12.rows[:8]):  # 1000..8000: the seed has 5000+ at ~195 ms
+            size = int(r["request_bytes"])
+            ms = 194.0 if artefact and size >= 5000 else 2.2
+            name = f"r{i}"
+            specs.append(rep.RunSpec(name, "x", params={"table": 12, "request": size, "count": 50}))
+            results[name] = _Fake([_member(0, tx=(ms, ms, ms))])
+        rows = cmp._rr(t12, results, specs, claims)
+        claim = [r for r in rows if r.quantity.startswith("claim")]
+        assert len(claim) == 1 and claim[0].held is want
+        # time of 50 transactions in the seed's unit (s x 100) and request / time
+        first = next(r for r in rows if "time of 50" in r.quantity)
+        assert first.ours == pytest.approx(2.2 * 50 / 1000 * 100)
+    t13 = tables[13]
+    specs, results = [], {}
+    for k, tp in ((1, 300.0), (2, 290.0), (4, 170.0), (8, 65.0)):
+        for curve in (1, 2):
+            name = f"b{k}{curve}"
+            specs.append(rep.RunSpec(name, "x", params={"table": 13, "connections": k, "curve": curve}))
+            results[name] = _Fake([_member(0, tp=tp if curve == 2 else 300.0 - k)])
+    rows = cmp._bundle(t13, results, specs, claims)
+    verdicts = {r.quantity: r.held for r in rows if r.quantity.startswith("claim")}
+    assert sorted(verdicts.values()) == [False, True, True]  # curve 1 barely falls, curve 2 falls, 2 faster than 1
+    assert cmp.outlasted(_Fake([_member(0, tx=(1, 1, 1), ends=[5.0]), _member(1, tp=1, ends=[4.0])])) is False
+    assert cmp.outlasted(_Fake([_member(0, tx=(1, 1, 1), ends=[5.0]), _member(1, tp=1, ends=[6.0])])) is True
