@@ -36,6 +36,7 @@ mod source;
 mod topology;
 mod video;
 pub mod workload;
+pub mod workload_parse;
 
 pub use abr::*;
 pub use calls::*;
