@@ -9,6 +9,7 @@ pub mod sar;
 pub mod shaper;
 pub mod socket;
 pub mod video;
+pub mod workload;
 
 pub use endpoint::{tcp_receiver, tcp_sender, video_ends, AnySource, Endpoint};
 pub use sar::Sar;

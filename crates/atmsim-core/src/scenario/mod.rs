@@ -37,6 +37,7 @@ mod topology;
 mod video;
 pub mod workload;
 pub mod workload_parse;
+mod workload_spec;
 
 pub use abr::*;
 pub use calls::*;
@@ -49,6 +50,7 @@ pub use fabric::*;
 pub use source::*;
 pub use topology::*;
 pub use video::*;
+pub use workload_spec::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -98,4 +98,10 @@ impl AnyTransport {
             AnyTransport::Tcp(t) => Some(t),
         }
     }
+    /// The TCP end, if this is TCP, to change (the workload runner restarts its window).
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpEnd> {
+        match self {
+            AnyTransport::Tcp(t) => Some(t),
+        }
+    }
 }
