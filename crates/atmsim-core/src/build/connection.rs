@@ -126,6 +126,10 @@ impl Builder<'_> {
                     self.video(c, fwd, flows, endpoints);
                     return;
                 }
+                if c.source.kind == SourceKind::Workload {
+                    self.workload(c, fwd, flows, endpoints);
+                    return;
+                }
                 endpoints.push(endpoint(
                     fwd,
                     source_app(&c.source, first_rate(&c.route)),
@@ -487,5 +491,83 @@ impl Builder<'_> {
         flows[fwd].set_rx(0, endpoints.len() as u32);
         let key = format!("connections.{}.video_receiver", c.name);
         endpoints.push(self.endpoint(fwd, AnySource::VideoRx(Box::new(rx)), key));
+    }
+}
+
+impl Builder<'_> {
+    /// A workload (`source.kind = "workload"`): the flows both ways, the initiator at the
+    /// source and the responder at the destination, each with K duplex TCP sockets (connection k
+    /// of the bundle is socket k at both ends; every connection's frames reach the one endpoint
+    /// at the far end, which hands them to socket `SegHdr::conn`).
+    fn workload(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        use crate::host::socket::Socket;
+        use crate::host::workload::{IdleRestart, Restart, Role, WorkloadHost, WorkloadParams};
+        use crate::scenario::{IdleRestartSpec, RestartSpec};
+        use crate::transport::tcp::Workload;
+        let w = c.source.workload.as_ref().expect("validated: workload");
+        let script = Arc::new(w.parsed());
+        let k = w.connections(&script);
+        let mut p = tcp_params(&c.source);
+        p.workload = Workload::App;
+        let params = WorkloadParams {
+            restart: match w.restart {
+                RestartSpec::Run => Restart::Run,
+                RestartSpec::Never => Restart::Never,
+            },
+            idle: match w.idle_restart {
+                IdleRestartSpec::Rto => IdleRestart::Rto,
+                IdleRestartSpec::Always => IdleRestart::Always,
+                IdleRestartSpec::Never => IdleRestart::Never,
+            },
+            control_bytes: w.control_bytes as u64,
+            start: secs_to_ps(c.source.start_s),
+        };
+        let route: Vec<String> = c.route.iter().rev().cloned().collect();
+        let rev = flows.len();
+        flows.push(self.flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+        flows[fwd].pair = rev as u32;
+        flows[rev].pair = fwd as u32;
+        flows[fwd].sar.framed = true;
+        flows[rev].sar.framed = true;
+        let seed = self.sc.run.seed;
+        let host = |role| {
+            let socks = (0..k)
+                .map(|_| {
+                    Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone()))))
+                })
+                .collect();
+            // both ends draw sizes from the same stream per connection
+            let shared = (0..k)
+                .map(|i| stream(seed, &format!("connections.{}.workload#{i}", c.name)))
+                .collect();
+            AnySource::Workload(Box::new(WorkloadHost::new(
+                role,
+                script.clone(),
+                params,
+                socks,
+                shared,
+            )))
+        };
+        let (a, b) = (endpoints.len(), endpoints.len() + 1);
+        endpoints.push(self.endpoint(
+            fwd,
+            host(Role::Initiator),
+            format!("connections.{}.source", c.name),
+        ));
+        endpoints.push(self.endpoint(
+            rev,
+            host(Role::Responder),
+            format!("connections.{}.responder", c.name),
+        ));
+        for i in 0..k as u16 {
+            flows[fwd].set_rx(i, b as u32);
+            flows[rev].set_rx(i, a as u32);
+        }
     }
 }

@@ -44,6 +44,8 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         // a stream and its receiver are built with the connection (build/connection.rs), which
         // knows the traces; validation keeps video off ABR and switched calls
         SourceKind::Video => AnyApp::Idle,
+        // the two ends of a workload are built with the connection (build/connection.rs)
+        SourceKind::Workload => AnyApp::Idle,
         SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
             Multiplex::new(&s.video_params(), s.sources as usize)
                 .expect("validated video parameters"),

@@ -10,6 +10,7 @@
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
 use crate::host::video::{VideoReceiver, VideoSender};
+use crate::host::workload::WorkloadHost;
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -41,6 +42,8 @@ pub enum AnySource {
     VideoTx(Box<VideoSender>),
     /// A video stream's receiver: UDP reassembly and frame metrics.
     VideoRx(Box<VideoReceiver>),
+    /// One end of a workload script over K transport connections (`host/workload.rs`).
+    Workload(Box<WorkloadHost>),
 }
 
 impl AnySource {
@@ -63,6 +66,7 @@ impl Application for AnySource {
             AnySource::Transport(t) => transport_timer(ctx, t.next_timer()),
             AnySource::VideoTx(v) => v.start(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::Workload(w) => w.start(ctx),
         }
     }
     #[inline]
@@ -77,6 +81,7 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(v) => v.on_timer(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::Workload(w) => w.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -84,7 +89,10 @@ impl Application for AnySource {
             AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
-            AnySource::Transport(_) | AnySource::VideoTx(_) | AnySource::VideoRx(_) => {}
+            AnySource::Transport(_)
+            | AnySource::VideoTx(_)
+            | AnySource::VideoRx(_)
+            | AnySource::Workload(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -98,6 +106,7 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(_) => {}
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::Workload(w) => w.on_frame(ctx, sdu, seg),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod monitor;
 pub mod probe;
 pub mod qos;
 pub mod summary;
+pub mod workload;
 
 pub use counters::*;
 pub use frames::FrameMetrics;

@@ -176,6 +176,10 @@ pub struct ConnectionSummary {
     /// Video streams (seed 004): frame-level results at the receiver.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video: Option<VideoSummary>,
+    /// Workload scripts (`source.kind = "workload"`): per statement, member and run
+    /// (docs/workloads.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<super::workload::WorkloadSummary>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).

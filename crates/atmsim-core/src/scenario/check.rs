@@ -423,7 +423,10 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
             "a call needs a contract for CAC",
         ));
     }
-    if c.abr.is_some() || c.bidirectional || c.source.kind == SourceKind::Tcp {
+    if c.abr.is_some()
+        || c.bidirectional
+        || matches!(c.source.kind, SourceKind::Tcp | SourceKind::Workload)
+    {
         return Err(ScenarioError::new(
             format!("{p}.connection"),
             "calls are one-way non-ABR, non-TCP connections for now",

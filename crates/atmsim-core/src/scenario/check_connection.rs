@@ -157,6 +157,20 @@ pub(crate) fn validate_connection(
             "a bundle is set on source: each bundled connection carries data both ways",
         ));
     }
+    if c.source.kind == SourceKind::Workload {
+        if c.abr.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.abr"),
+                "a workload runs over a plain (non-ABR) connection",
+            ));
+        }
+        if c.reverse_source.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.reverse_source"),
+                "a workload's reverse direction carries the responder's data and the ACKs; no reverse_source",
+            ));
+        }
+    }
     if c.source.kind == SourceKind::Tcp {
         if c.reverse_source.is_some() && !(reverse_tcp && c.abr.is_none()) {
             return Err(ScenarioError::new(

@@ -145,7 +145,8 @@ pub fn estimate(sc: &Scenario) -> Estimate {
             }
         }
         let dirs = if c.bidirectional { 2.0 } else { 1.0 };
-        let bundle = c.source.bundle.max(1) as f64;
+        let workload_conns = c.source.workload.as_ref().and_then(|w| w.connections);
+        let bundle = c.source.bundle.max(workload_conns.unwrap_or(1)).max(1) as f64;
         directions += dirs * bundle;
         rows += dirs * 2.0; // connections, and abr_sources or tcp
     }

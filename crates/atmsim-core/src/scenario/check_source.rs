@@ -130,6 +130,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ],
         Tcp => &["tcp", "start_s", "bundle"],
         Video => &["video", "start_s", "stop_s"],
+        Workload => &["workload", "tcp", "start_s"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default
@@ -161,6 +162,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("tcp", s.tcp.is_some()),
         ("bundle", s.bundle != 1),
         ("video", s.video.is_some()),
+        ("workload", s.workload.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -248,6 +250,22 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             &format!("{p}.tcp"),
             s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
         )?,
+        Workload => {
+            let w = s.workload.as_ref().ok_or_else(|| {
+                ScenarioError::new(format!("{p}.workload"), "required for kind workload")
+            })?;
+            super::workload_spec::validate_workload(&format!("{p}.workload"), w)?;
+            validate_tcp(
+                &format!("{p}.tcp"),
+                s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
+            )?;
+            if s.tcp.as_ref().is_some_and(|t| t.bytes.is_some()) {
+                return Err(ScenarioError::new(
+                    format!("{p}.tcp.bytes"),
+                    "the workload script says what is sent",
+                ));
+            }
+        }
         None | Video => {} // video: with the traces, in check_video
     }
     for k in ["rate_mbps", "peak_mbps"] {

@@ -36,6 +36,8 @@ mod source;
 mod topology;
 mod video;
 pub mod workload;
+pub mod workload_parse;
+mod workload_spec;
 
 pub use abr::*;
 pub use calls::*;
@@ -48,6 +50,7 @@ pub use fabric::*;
 pub use source::*;
 pub use topology::*;
 pub use video::*;
+pub use workload_spec::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -26,6 +26,10 @@ pub enum SourceKind {
     /// A video stream over UDP (seed 004, `source.video`): frames of a trace at a frame rate,
     /// each frame in UDP datagrams up to the MTU; the receiver keeps frame metrics.
     Video,
+    /// A workload script (`source.workload`, seed 001 section 13, SPIMS): bulk transfers and
+    /// request-response over K transport connections bundled on the VC, an initiator at the
+    /// source and a responder at the destination (docs/workloads.md).
+    Workload,
 }
 
 /// TCP recovery from loss.
@@ -253,6 +257,9 @@ pub struct SourceSpec {
     /// video: the stream's trace, frame rate, MTU and playout buffer; required.
     #[serde(default)]
     pub video: Option<super::VideoSpec>,
+    /// workload: the script, its transport and connections; required.
+    #[serde(default)]
+    pub workload: Option<super::WorkloadSpec>,
 }
 
 // The MPEG-2 defaults are seed 000 section 4's, kept with the model (`VideoParams::default`).

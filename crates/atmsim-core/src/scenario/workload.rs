@@ -6,7 +6,7 @@
 //! units> [<timing spec>] ;`, and section 13.4's parallel composer):
 //!
 //! ```text
-//! script     := statement*
+//! script     := statement+
 //! statement  := RUNS body ';'
 //! body       := op | 'parallel' [COUNT] ':' member ('|' member)*
 //! member     := RUNS op                       (one initiator/responder pair: one transport
@@ -14,13 +14,19 @@
 //! op         := ('bulk_get' | 'bulk_put') dist '*' COUNT [dist]
 //!             | ('rr' | 'request_response') dist ',' dist '*' COUNT [dist]
 //! dist       := NUMBER | 'const' '(' NUMBER ')' | 'constant' '(' NUMBER ')'
-//!             | ('bivalued' | 'bivalue') '(' NUMBER ',' NUMBER ',' NUMBER ')'
+//!             | ('bivalued' | 'bivalue' | 'bivalve' | 'bvalue') '(' NUMBER ',' NUMBER ',' NUMBER ')'
 //!             | 'exp' '(' NUMBER ')'
 //! ```
 //!
 //! Sizes are bytes, times seconds. The optional trailing `dist` of an op is the interarrival
 //! (SPIMS "timing spec": the delay before each data unit or transaction); absent means back to
-//! back. `#` starts a comment to the end of the line.
+//! back. `#` starts a comment to the end of the line. `parallel K:` needs K members; `parallel:`
+//! takes any number (at least one). The seed's scripts spell the two-valued distribution four
+//! ways (`bivalued`, `bivalue`, `bivalve`, `bvalue`, seed 001 section 12); all are accepted.
+//!
+//! Checks ([`crate::scenario::workload_parse::parse`], each with the line and column): sizes
+//! > 0, times >= 0, run and data-unit counts >= 1 and whole, a bivalued probability in [0, 1],
+//! an exp mean > 0, no empty parallel group, `parallel K:` with exactly K members.
 //!
 //! This file holds the types only; the parser, the printer (the grammar round-trips) and the
 //! checks live beside it (`workload_parse.rs`), the runner in the host layer.
@@ -102,4 +108,46 @@ pub struct Statement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 pub struct Script {
     pub statements: Vec<Statement>,
+}
+
+impl Script {
+    /// The most transport connections one statement uses (a `Single` uses 1).
+    pub fn max_parallel(&self) -> usize {
+        self.statements
+            .iter()
+            .map(|s| match &s.body {
+                Body::Single(_) => 1,
+                Body::Parallel(m) => m.len(),
+            })
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// The same tree with every position reset (to compare trees parsed from different texts).
+    pub fn without_pos(&self) -> Script {
+        let mut s = self.clone();
+        for st in &mut s.statements {
+            st.pos = Pos::default();
+            match &mut st.body {
+                Body::Single(op) => op.pos = Pos::default(),
+                Body::Parallel(ms) => {
+                    for m in ms {
+                        m.pos = Pos::default();
+                        m.op.pos = Pos::default();
+                    }
+                }
+            }
+        }
+        s
+    }
+}
+
+impl Statement {
+    /// The members as (runs, op) pairs: a `Single` is one member running once per run.
+    pub fn members(&self) -> Vec<(u32, Op)> {
+        match &self.body {
+            Body::Single(op) => vec![(1, *op)],
+            Body::Parallel(ms) => ms.iter().map(|m| (m.runs, m.op)).collect(),
+        }
+    }
 }

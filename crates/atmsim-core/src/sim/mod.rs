@@ -26,6 +26,8 @@ mod summary;
 
 #[cfg(test)]
 mod fabric_tests;
+#[cfg(test)]
+mod workload_tests;
 
 pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
@@ -187,13 +189,15 @@ impl Simulation {
         if let Some(c) = asks.cell {
             self.emit_explicit(flow, c);
         }
+        // the endpoint's connection number; an endpoint of number 0 may own several transport
+        // connections (the workload runner) and stamps each frame's number itself
         let conn = self.endpoints[e as usize].conn;
         if let Some((len, eof, mut seg)) = asks.frame_cell {
-            seg.conn = conn;
+            seg.conn |= conn;
             self.emit_cell(flow, len, eof, seg);
         }
         for &(sdu, mut seg) in &asks.frames {
-            seg.conn = conn;
+            seg.conn |= conn;
             for (len, eof) in Sar::frame(sdu) {
                 self.emit_cell(flow, len, eof, seg);
             }

@@ -162,6 +162,7 @@ impl Simulation {
                     tcp_bundle,
                     video: crate::host::video_ends(by_flow[i].iter().copied())
                         .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
+                    workload: self.workload_summary(i, &by_flow),
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,
@@ -319,6 +320,25 @@ impl Simulation {
     }
 
     /// The TCP view of flow `i` if a TCP sender sends on it.
+    /// The workload results of flow `i` if its source runs a workload (the initiator on this
+    /// flow, the responder on the paired one).
+    fn workload_summary(
+        &self,
+        i: usize,
+        by_flow: &[Vec<&Endpoint>],
+    ) -> Option<crate::metrics::workload::WorkloadSummary> {
+        use crate::host::workload::{workload_summary, Role, WorkloadHost};
+        let find = |f: usize, role: Role| -> Option<&WorkloadHost> {
+            by_flow.get(f)?.iter().find_map(|e| match &e.app {
+                AnySource::Workload(w) if w.role == role => Some(&**w),
+                _ => None,
+            })
+        };
+        let init = find(i, Role::Initiator)?;
+        let pair = self.flows[i].pair as usize;
+        Some(workload_summary(init, find(pair, Role::Responder)))
+    }
+
     pub(crate) fn tcp_summary(&self, i: usize, se: &Endpoint, window_s: f64) -> Option<TcpSummary> {
         let t = tcp_sender(&se.app)?;
         let rx_e = self.flows[i].rx_endpoint(se.conn);

@@ -72,8 +72,34 @@ impl AnyTransport {
             AnyTransport::Tcp(t) => t.on_frame(now, sdu, seg, out),
         }
     }
+    /// The application writes `bytes` (one TSDU) to this end ([`TcpEnd::write`]); nothing for
+    /// an end that does not send.
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        match self {
+            AnyTransport::Tcp(t) => t.write(now, bytes, out),
+        }
+    }
+    /// Bytes written and not yet acknowledged (0 for an end that does not send).
+    pub fn send_buffered(&self) -> u64 {
+        match self {
+            AnyTransport::Tcp(t) => t.send_buffered(),
+        }
+    }
+    /// In-order bytes delivered to the application so far (0 for an end that does not
+    /// receive).
+    pub fn delivered(&self) -> u64 {
+        match self {
+            AnyTransport::Tcp(t) => t.delivered(),
+        }
+    }
     /// The TCP end, if this is TCP.
     pub fn tcp(&self) -> Option<&TcpEnd> {
+        match self {
+            AnyTransport::Tcp(t) => Some(t),
+        }
+    }
+    /// The TCP end, if this is TCP, to change (the workload runner restarts its window).
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpEnd> {
         match self {
             AnyTransport::Tcp(t) => Some(t),
         }

@@ -42,6 +42,22 @@ impl TcpEnd {
             receiver: Some(TcpReceiver::new(recv)),
         }
     }
+
+    /// The application writes `bytes` (one TSDU) to this end's sender ([`TcpSender::write`]);
+    /// nothing without a sender.
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        if let Some(s) = &mut self.sender {
+            s.write(now, bytes, out);
+        }
+    }
+    /// See [`TcpSender::send_buffered`]; 0 without a sender.
+    pub fn send_buffered(&self) -> u64 {
+        self.sender.as_ref().map_or(0, |s| s.send_buffered())
+    }
+    /// See [`TcpReceiver::delivered`]; 0 without a receiver.
+    pub fn delivered(&self) -> u64 {
+        self.receiver.as_ref().map_or(0, |r| r.delivered())
+    }
 }
 
 impl Transport for TcpEnd {

@@ -79,6 +79,10 @@ pub enum Workload {
     Bulk,
     /// A finite transfer of this many bytes.
     Bytes(u64),
+    /// The sender sends only what the application wrote ([`TcpSender::write`]); each write is
+    /// one TSDU and its end a push boundary: a short segment ending there goes out at once when
+    /// nothing is outstanding (or Nagle is off), else it waits for the ACK or for more data.
+    App,
 }
 
 /// Parameters of one TCP connection (both ends).

@@ -40,6 +40,11 @@ impl TcpReceiver {
         }
     }
 
+    /// In-order bytes delivered to the application so far (everything below `rcv_nxt`).
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+
     pub fn next_timer(&self) -> Option<SimTime> {
         if self.more {
             return Some(0);

@@ -36,6 +36,8 @@ pub struct TcpSender {
     /// Output stopped because the outbox was full: continue at once.
     more: bool,
     started: bool,
+    /// Bytes the application wrote so far ([`Workload::App`]).
+    written: u64,
     /// When a finite transfer was completely acknowledged.
     pub done_at: Option<SimTime>,
     pub stats: TcpStats,
@@ -78,6 +80,7 @@ impl TcpSender {
             rexmt_at: None,
             more: false,
             started: false,
+            written: 0,
             done_at: None,
             stats: TcpStats {
                 max_cwnd: cwnd,
@@ -98,7 +101,25 @@ impl TcpSender {
         match self.p.workload {
             Workload::Bulk => u64::MAX,
             Workload::Bytes(n) => n,
+            Workload::App => self.written,
         }
+    }
+
+    /// The application appends `bytes` to the send buffer (one TSDU, [`Workload::App`]); TCP
+    /// sends at once what the window, the congestion window and Nagle allow (BSD: `sosend`
+    /// calls `tcp_output` after each write). Before the start time the data wait for it.
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        debug_assert!(
+            self.p.workload == Workload::App,
+            "write needs Workload::App"
+        );
+        self.written += bytes;
+        self.output(now, out);
+    }
+
+    /// Bytes written and not yet acknowledged (bulk: unbounded, `u64::MAX - snd_una`).
+    pub fn send_buffered(&self) -> u64 {
+        self.app_limit().saturating_sub(self.snd_una)
     }
 
     /// True when a finite transfer is completely acknowledged.
@@ -594,6 +615,85 @@ mod tests {
         assert_eq!(out.frames.len(), 2);
         s.on_ack(1, 612, &mut out);
         assert!(s.done());
+    }
+
+    /// The application writes TSDUs of 700 B (MSS 512): each write sends the full segments
+    /// at once, and Nagle holds the sub-MSS tail while data are unacknowledged; after every
+    /// ACK the held bytes go out. The receiver gets exactly the bytes written, in order.
+    #[test]
+    fn app_writes_deliver_exactly_the_bytes_written_in_order() {
+        use crate::transport::tcp::TcpReceiver;
+        let mut p = params();
+        p.workload = Workload::App;
+        p.window = 1 << 20;
+        let (mut s, mut out) = started(p.clone());
+        assert!(out.frames.is_empty(), "nothing written, nothing sent");
+        let mut r = TcpReceiver::new(p);
+        let (tsdu, n) = (700u64, 37u64);
+        let mut now = 1;
+        for i in 0..n {
+            s.write(now, tsdu, &mut out);
+            assert_eq!(s.send_buffered(), (i + 1) * tsdu - s.snd_una);
+            // carry frames to the receiver and its ACKs back until nothing moves
+            loop {
+                let frames: Vec<_> = out.frames.drain(..).collect();
+                if frames.is_empty() {
+                    break;
+                }
+                let mut acks = Out::default();
+                for (sdu, seg) in frames {
+                    // in order, never beyond what was written
+                    assert_eq!(seg.seq as u64, r.rcv_nxt);
+                    assert!(seg.seq as u64 + (sdu - TCP_IP) as u64 <= (i + 1) * tsdu);
+                    r.on_segment(now, sdu, seg.seq, &mut acks);
+                }
+                now += 1;
+                for (_, seg) in acks.frames {
+                    s.on_ack(now, seg.ack, &mut out);
+                }
+            }
+        }
+        assert_eq!(r.rcv_nxt, n * tsdu);
+        assert_eq!(s.acked(), n * tsdu);
+        assert_eq!(s.send_buffered(), 0);
+        assert_eq!(s.stats.bytes_sent, n * tsdu);
+    }
+
+    const TCP_IP: u32 = crate::transport::tcp::TCP_IP_LLC_BYTES;
+
+    #[test]
+    fn app_nagle_holds_a_sub_mss_tail_while_data_is_unacknowledged() {
+        let mut p = params();
+        p.workload = Workload::App;
+        p.window = 1 << 20;
+        p.initial_cwnd = 10;
+        let (mut s, mut out) = started(p.clone());
+        // idle: a 100-byte write goes out at once (push boundary, nothing outstanding)
+        s.write(1, 100, &mut out);
+        assert_eq!(out.frames, vec![(100 + TCP_IP, SegHdr::data(0))]);
+        // 600 more while 100 are unacknowledged: one full segment, the 88-byte tail waits
+        s.write(2, 600, &mut out);
+        assert_eq!(out.frames.len(), 2);
+        assert_eq!(out.frames[1], (512 + TCP_IP, SegHdr::data(100)));
+        assert_eq!(s.snd_max, 612);
+        assert_eq!(s.send_buffered(), 700);
+        // a further small write joins the held tail; still held
+        s.write(3, 50, &mut out);
+        assert_eq!(out.frames.len(), 2);
+        // the first ACK does not empty the pipe (612 still outstanding): still held
+        s.on_ack(4, 100, &mut out);
+        assert_eq!(out.frames.len(), 2);
+        // everything sent is acknowledged: the 138-byte tail goes out
+        s.on_ack(5, 612, &mut out);
+        assert_eq!(out.frames[2], (138 + TCP_IP, SegHdr::data(612)));
+        assert_eq!(s.send_buffered(), 138);
+        // without Nagle the tail goes at once
+        p.nagle = false;
+        let (mut s, mut out) = started(p);
+        s.write(1, 100, &mut out);
+        s.write(2, 600, &mut out);
+        assert_eq!(out.frames.len(), 3);
+        assert_eq!(out.frames[2], (88 + TCP_IP, SegHdr::data(612)));
     }
 
     #[test]

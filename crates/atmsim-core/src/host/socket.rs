@@ -1,0 +1,139 @@
+//! The socket: what an application above a transport talks to (the BSD socket layer between
+//! `write`/`read` system calls and the protocol). It wraps one transport end
+//! ([`AnyTransport`]) and has the same hooks as a transport end ([`Socket::next_timer`],
+//! [`Socket::on_timer`], [`Socket::on_frame`]) plus the application's calls:
+//!
+//! - [`Socket::write`]: the application writes one TSDU; the socket accepts what its send
+//!   buffer has room for and returns that count (the application writes the rest later, when
+//!   [`Socket::send_room`] is no longer 0);
+//! - [`Socket::delivered`]: bytes the application may read (delivered in order by the transport
+//!   and not yet read);
+//! - [`Socket::read`]: the application consumed bytes (for TCP this frees receive-buffer room,
+//!   i.e. window).
+//!
+//! This version is a pass-through: no processing costs and unlimited buffers, so an application
+//! written against it sees the ideal host. The host model's costs and buffers live inside it
+//! (and in the engine), so such an application gets them unchanged.
+
+use crate::time::SimTime;
+use crate::transport::{AnyTransport, SegmentOut};
+use crate::wire::SegHdr;
+
+/// One socket: a transport end and the application's view of its buffers.
+#[derive(Clone, Debug)]
+pub struct Socket {
+    pub transport: AnyTransport,
+    /// Bytes the application has read so far.
+    read: u64,
+}
+
+impl Socket {
+    pub fn new(transport: AnyTransport) -> Self {
+        Socket { transport, read: 0 }
+    }
+
+    /// See [`crate::transport::Transport::next_timer`].
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.transport.next_timer()
+    }
+    /// See [`crate::transport::Transport::on_timer`].
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        self.transport.on_timer(now, out)
+    }
+    /// See [`crate::transport::Transport::on_frame`].
+    pub fn on_frame(&mut self, now: SimTime, sdu: u32, seg: SegHdr, out: &mut impl SegmentOut) {
+        self.transport.on_frame(now, sdu, seg, out)
+    }
+
+    /// The application writes `bytes` (one TSDU); returns the bytes accepted (all of them here:
+    /// the send buffer is unlimited).
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) -> u64 {
+        let n = bytes.min(self.send_room());
+        if n > 0 {
+            self.transport.write(now, n, out);
+        }
+        n
+    }
+
+    /// Free room in the send buffer, bytes (unlimited here).
+    pub fn send_room(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// Bytes written and not yet acknowledged by the transport.
+    pub fn send_buffered(&self) -> u64 {
+        self.transport.send_buffered()
+    }
+
+    /// Bytes the application may read: delivered in order and not yet read.
+    pub fn delivered(&self) -> u64 {
+        self.transport.delivered() - self.read
+    }
+
+    /// Bytes the application has read so far.
+    pub fn consumed(&self) -> u64 {
+        self.read
+    }
+
+    /// The application consumed `bytes` (at most [`Socket::delivered`]).
+    pub fn read(&mut self, _now: SimTime, bytes: u64, _out: &mut impl SegmentOut) {
+        self.read += bytes.min(self.delivered());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::{TcpEnd, TcpParams, Workload};
+
+    #[derive(Default)]
+    struct Out(Vec<(u32, SegHdr)>);
+    impl SegmentOut for Out {
+        fn room(&self) -> bool {
+            true
+        }
+        fn frame(&mut self, sdu: u32, seg: SegHdr) {
+            self.0.push((sdu, seg));
+        }
+    }
+
+    /// Two sockets over TCP, frames carried directly: the application writes N bytes in TSDUs
+    /// of varied sizes and reads exactly N bytes, in order (the receiver only ever advances
+    /// its in-order point).
+    #[test]
+    fn writes_through_a_socket_arrive_exactly_once() {
+        let mut p = TcpParams::new(512, 65_535);
+        p.workload = Workload::App;
+        let mut a = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone()))));
+        let mut b = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::receiver(p))));
+        let mut out = Out::default();
+        a.on_timer(0, &mut out);
+        let sizes = [1u64, 511, 512, 513, 1000, 4096, 9000, 7];
+        let total: u64 = sizes.iter().cycle().take(40).sum();
+        let (mut now, mut read) = (1u64, 0u64);
+        for &n in sizes.iter().cycle().take(40) {
+            assert_eq!(a.write(now, n, &mut out), n);
+            loop {
+                let frames = std::mem::take(&mut out.0);
+                if frames.is_empty() {
+                    break;
+                }
+                let mut back = Out::default();
+                for (sdu, seg) in frames {
+                    b.on_frame(now, sdu, seg, &mut back);
+                }
+                let got = b.delivered();
+                b.read(now, got, &mut back);
+                read += got;
+                now += 1;
+                for (sdu, seg) in back.0 {
+                    a.on_frame(now, sdu, seg, &mut out);
+                }
+            }
+        }
+        assert_eq!(read, total);
+        assert_eq!(b.consumed(), total);
+        assert_eq!(b.delivered(), 0);
+        assert_eq!(a.send_buffered(), 0);
+    }
+}

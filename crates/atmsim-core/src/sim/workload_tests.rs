@@ -1,0 +1,221 @@
+//! Workload scripts in whole runs (docs/workloads.md): request-response time under slow start
+//! in round trips (closed form), window-limited bulk throughput = window / RTT, bytes conserved
+//! per bundled connection, determinism.
+
+use crate::build_from_json;
+use crate::host::workload::{draw_size, WorkloadHost};
+use crate::host::AnySource;
+use crate::metrics::workload::WorkloadSummary;
+use crate::rng::stream;
+use crate::scenario::workload_parse::parse;
+use crate::sim::Simulation;
+use crate::time::CELL_BIT_PS;
+use serde_json::{json, Value};
+
+/// A -- S -- B, both links at `mbps` with one-way propagation `delay_ms` each (so the RTT
+/// without transmission is 4 x delay_ms), switch transit 0; connection "w" A -> B runs
+/// `script` over TCP with MSS `mss` and window `window`, no delayed ACKs.
+fn net(script: &str, mbps: f64, delay_ms: f64, mss: u32, window: u32, extra: Value) -> Value {
+    let mut workload = json!({"script": script});
+    for (k, v) in extra.as_object().unwrap() {
+        workload[k] = v.clone();
+    }
+    json!({
+        "description": "workload test",
+        "run": {"duration_s": 400.0, "seed": 3},
+        "nodes": [{"name": "A", "kind": "host"}, {"name": "B", "kind": "host"},
+                  {"name": "S", "kind": "switch", "fabric_delay_us": 0.0}],
+        "links": [{"a": "A", "b": "S", "rate_mbps": mbps, "delay_us": delay_ms * 1e3},
+                  {"a": "S", "b": "B", "rate_mbps": mbps, "delay_us": delay_ms * 1e3}],
+        "connections": [{"name": "w", "route": ["A", "S", "B"], "category": "ubr",
+            "source": {"kind": "workload", "workload": workload,
+                       "tcp": {"mss_bytes": mss, "window_bytes": window, "mtu_bytes": 9180,
+                               "recovery": "reno", "delayed_ack": false}}}]
+    })
+}
+
+fn run(sc: &Value) -> Simulation {
+    let mut sim = build_from_json(&sc.to_string()).expect("valid scenario");
+    sim.run();
+    sim
+}
+
+fn workload(sim: &Simulation) -> WorkloadSummary {
+    sim.summary().connections["w"].workload.clone().expect("a workload")
+}
+
+fn hosts(sim: &Simulation) -> Vec<&WorkloadHost> {
+    sim.endpoints
+        .iter()
+        .filter_map(|e| match &e.app {
+            AnySource::Workload(w) => Some(&**w),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The time a frame of `sdu` bytes takes on one link, s (AAL5: 8 B trailer, 48 B per cell).
+fn frame_s(sdu: u32, mbps: f64) -> f64 {
+    let cells = (sdu + 8).div_ceil(48) as f64;
+    cells * CELL_BIT_PS as f64 / 1e12 * (1.0 / mbps) * 1.0
+}
+
+/// Request-response with slow start: a request of n full segments (initial window 1 segment,
+/// every segment acknowledged, the window restarting after each idle period) needs
+/// r = ceil(log2(n + 1)) rounds of the window (1, 2, 4 ... segments), the response (one small
+/// segment) comes back in the last one: the transaction time is r round trips, plus the
+/// transmission of the frames on the way (bounded here by (n + 2) segment frames over 2 hops).
+#[test]
+fn rr_time_is_the_round_trips_slow_start_needs() {
+    let (mbps, delay_ms, mss) = (1000.0, 25.0, 8192u32);
+    let rtt = 4.0 * delay_ms / 1e3;
+    for n in 1..=7u32 {
+        let q = n * mss;
+        let sc = net(
+            &format!("1 rr {q},1024*3;"),
+            mbps,
+            delay_ms,
+            mss,
+            65_535,
+            json!({"idle_restart": "always"}),
+        );
+        let w = workload(&run(&sc));
+        assert!(w.complete);
+        let rounds = (32 - (n).leading_zeros()) as f64; // ceil(log2(n + 1))
+        let eps = (n + 2) as f64 * 2.0 * frame_s(mss + 48, mbps) + 1e-4;
+        let t = w.statements[0].members[0].runs[0].transaction_ms.unwrap();
+        for x in [t.min, t.max] {
+            let x = x / 1e3;
+            assert!(
+                x >= rounds * rtt && x <= rounds * rtt + eps,
+                "n = {n}: transaction {x} s, want {rounds} x {rtt} s (+ {eps})"
+            );
+        }
+    }
+}
+
+/// A window-limited bulk transfer: with a window of 4 full segments (no delayed ACK) the
+/// sender sends 1, 2, then 4 segments per round trip: S segments take
+/// rounds = 2 + ceil((S - 3) / 4); the last segment leaves at the start of the last round and
+/// arrives half a round trip later. So the run lasts (rounds - 1 + 1/2) RTT plus the
+/// transmission of the frames (< 1 segment frame and 1 ACK frame per round on 2 hops), and
+/// the throughput tends to window / RTT.
+#[test]
+fn window_limited_bulk_throughput_is_window_over_rtt() {
+    let (mbps, delay_ms, mss) = (1000.0, 25.0, 8192u32);
+    let rtt = 4.0 * delay_ms / 1e3;
+    let window = 4 * mss;
+    let segs = 400u32;
+    for op in ["bulk_get", "bulk_put"] {
+        let sc = net(&format!("1 {op} {mss}*{segs};"), mbps, delay_ms, mss, window, json!({}));
+        let w = workload(&run(&sc));
+        let r = &w.statements[0].members[0].runs[0];
+        let dur = r.end_s.unwrap() - r.start_s;
+        let rounds = 2.0 + ((segs - 3) as f64 / 4.0).ceil();
+        let want = (rounds - 0.5) * rtt;
+        let eps = rounds * 2.0 * (frame_s(mss + 48, mbps) + frame_s(48, mbps)) + 1e-4;
+        assert!(dur >= want && dur <= want + eps, "{op}: {dur} s, want {want} (+ {eps})");
+        assert_eq!(r.bytes, (segs * mss) as u64);
+        let tp = r.throughput_kbps.unwrap() * 1e3;
+        let ideal = window as f64 / rtt;
+        assert!(tp < ideal && tp > 0.98 * ideal, "{op}: {tp} B/s vs {ideal}");
+    }
+}
+
+/// Mixed bidirectional bundle (bulk_get, bulk_put, rr, with interarrivals): per connection and
+/// direction, stopped mid-way the bytes written = delivered + still unacknowledged or in
+/// flight (delivered <= written, written - delivered <= unacknowledged); at the end of the
+/// script every byte of the script's sizes (replayed from the connection's size stream) was
+/// delivered on its own connection.
+#[test]
+fn bundled_connections_conserve_bytes_per_connection() {
+    let script = "2 parallel: 1 bulk_get 70000*6 | 1 bulk_put bivalued(10,9000,0.9)*40 exp(0.01) \
+                  | 1 rr bivalued(100,3000,0.5),exp(500)*10;\n1 bulk_get 9000*3;";
+    for (duration, done) in [(0.35, false), (60.0, true)] {
+        let mut sc = net(script, 10.0, 2.0, 9140, 65_535, json!({"connections": 4}));
+        sc["run"]["duration_s"] = json!(duration);
+        let sim = run(&sc);
+        let h = hosts(&sim);
+        assert_eq!(h.len(), 2);
+        let (a, b) = (h[0], h[1]);
+        assert_eq!(a.conns.len(), 4);
+        for k in 0..4 {
+            for (tx, rx) in [(&a.conns[k], &b.conns[k]), (&b.conns[k], &a.conns[k])] {
+                let delivered = rx.sock.consumed() + rx.sock.delivered();
+                assert!(delivered <= tx.written, "conn {k}");
+                assert!(tx.written - delivered <= tx.sock.send_buffered(), "conn {k}");
+                if done {
+                    assert_eq!(tx.written, delivered, "conn {k}");
+                    assert_eq!(tx.sock.send_buffered(), 0);
+                }
+            }
+        }
+        if done {
+            let w = workload(&sim);
+            assert!(w.complete);
+            // replay each connection's size stream: the data both ways
+            let parsed = parse(script).unwrap();
+            for k in 0..4 {
+                let mut shared = stream(3, &format!("connections.w.workload#{k}"));
+                let (mut fwd, mut back) = (0u64, 0u64);
+                for st in &parsed.statements {
+                    let members = st.members();
+                    let Some((runs, op)) = members.get(k) else {
+                        continue;
+                    };
+                    for _ in 0..st.runs * runs {
+                        for _ in 0..op.count {
+                            let q = draw_size(&op.size, &mut shared);
+                            match &op.kind {
+                                crate::scenario::workload::OpKind::BulkGet => back += q,
+                                crate::scenario::workload::OpKind::BulkPut => fwd += q,
+                                crate::scenario::workload::OpKind::Rr { response } => {
+                                    fwd += q;
+                                    back += draw_size(response, &mut shared);
+                                }
+                            }
+                        }
+                    }
+                }
+                let ctrl = 16u64;
+                let (mut cf, mut cb) = (0u64, 0u64);
+                for st in &parsed.statements {
+                    if let Some((runs, op)) = st.members().get(k) {
+                        let n = (st.runs * runs) as u64;
+                        match op.kind {
+                            crate::scenario::workload::OpKind::BulkGet => cf += n * ctrl,
+                            crate::scenario::workload::OpKind::BulkPut => cb += n * ctrl,
+                            _ => {}
+                        }
+                    }
+                }
+                assert_eq!(a.conns[k].written, fwd + cf, "conn {k} forward");
+                assert_eq!(b.conns[k].written, back + cb, "conn {k} back");
+            }
+            // per-connection results: every member's runs finished, bulk bytes as drawn
+            let st = &w.statements[0];
+            assert_eq!(st.members.len(), 3);
+            for m in &st.members {
+                assert_eq!(m.runs.len(), 2, "{}", m.op);
+                assert!(m.runs.iter().all(|r| r.end_s.is_some()));
+                assert!(m.throughput_kbps.is_some());
+            }
+            assert_eq!(st.members[0].runs[0].bytes, 6 * 70_000);
+            assert!(st.members[2].transaction_ms.is_some());
+            assert!(st.members[0].transaction_ms.is_none());
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_results() {
+    let script = "2 parallel 2: 1 bulk_get bivalued(10,9000,0.75)*30 exp(0.01) | 1 rr 2000,exp(800)*5;";
+    let sc = net(script, 10.0, 2.0, 9140, 32_768, json!({}));
+    let a = serde_json::to_string(&run(&sc).summary()).unwrap();
+    let b = serde_json::to_string(&run(&sc).summary()).unwrap();
+    assert_eq!(a, b);
+    let mut sc2 = sc.clone();
+    sc2["run"]["seed"] = json!(4);
+    let c = serde_json::to_string(&run(&sc2).summary()).unwrap();
+    assert_ne!(a, c, "the sizes and interarrivals are random");
+}
