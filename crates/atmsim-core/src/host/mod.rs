@@ -8,6 +8,8 @@ pub mod sar;
 pub mod shaper;
 pub mod video;
 
-pub use endpoint::{tcp_receiver, tcp_sender, video_ends, AnySource, Endpoint};
+pub use endpoint::{
+    tcp_receiver, tcp_sender, video_ends, xtpx_receiver, xtpx_sender, AnySource, Endpoint,
+};
 pub use sar::Sar;
 pub use shaper::Shaper;

@@ -36,6 +36,7 @@ mod source;
 mod topology;
 mod video;
 pub mod workload;
+mod xtpx;
 
 pub use abr::*;
 pub use calls::*;
@@ -48,6 +49,7 @@ pub use fabric::*;
 pub use source::*;
 pub use topology::*;
 pub use video::*;
+pub use xtpx::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
