@@ -15,6 +15,7 @@ use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
 use crate::transport::tcp::{TcpParams, TcpReceiver, TcpSender};
+use crate::transport::xtpx::XtpxEnd;
 use crate::transport::AnyTransport;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -135,9 +136,11 @@ impl Builder<'_> {
                     source_app(&c.source, first_rate(&c.route)),
                     format!("connections.{}.source", c.name),
                 ));
-                // TCP: segments one way, ACKs the other, both as AAL5 frames
+                // TCP, XTPX: segments one way, ACKs (status reports) the other, both as AAL5
+                // frames
                 let tcp = c.source.kind == SourceKind::Tcp;
-                if tcp || c.bidirectional {
+                let xtpx = c.source.kind == SourceKind::Xtpx;
+                if tcp || xtpx || c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
                     let rframe = c
@@ -162,6 +165,14 @@ impl Builder<'_> {
                             AnySource::Transport(AnyTransport::Tcp(Box::new(r))),
                             "tcp_receiver",
                         ))
+                    } else if xtpx {
+                        flows[fwd].sar.framed = true;
+                        flows[rev].sar.framed = true;
+                        let r = XtpxEnd::receiver(xtpx_params(&c.source));
+                        Some((
+                            AnySource::Transport(AnyTransport::Xtpx(Box::new(r))),
+                            "xtpx_receiver",
+                        ))
                     } else {
                         c.reverse_source
                             .as_ref()
@@ -175,6 +186,9 @@ impl Builder<'_> {
                     }
                     if tcp {
                         self.tcp_ends(c, fwd, rev, src, flows, endpoints);
+                    }
+                    if xtpx {
+                        self.xtpx_bundle(c, fwd, rev, flows, endpoints);
                     }
                 }
                 return;
@@ -342,6 +356,38 @@ impl Builder<'_> {
                 rev,
                 end(back.as_ref(), Some(&there)),
                 format!("connections.{}.tcp_receiver#{k}", c.name),
+            );
+            (ea.conn, eb.conn) = (k, k);
+            endpoints.push(ea);
+            endpoints.push(eb);
+            flows[fwd].set_rx(k, b as u32);
+            flows[rev].set_rx(k, a as u32);
+        }
+    }
+
+    /// With `source.bundle = k`, XTPX connections 1..k-1 on the same two flows as connection
+    /// 0, each with its own connection number.
+    fn xtpx_bundle(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        rev: usize,
+        flows: &mut [Flow],
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let p = xtpx_params(&c.source);
+        for k in 1..c.source.bundle as u16 {
+            let (a, b) = (endpoints.len(), endpoints.len() + 1);
+            let end = |e: XtpxEnd| AnySource::Transport(AnyTransport::Xtpx(Box::new(e)));
+            let mut ea = self.endpoint(
+                fwd,
+                end(XtpxEnd::sender(p.clone())),
+                format!("connections.{}.source#{k}", c.name),
+            );
+            let mut eb = self.endpoint(
+                rev,
+                end(XtpxEnd::receiver(p.clone())),
+                format!("connections.{}.xtpx_receiver#{k}", c.name),
             );
             (ea.conn, eb.conn) = (k, k);
             endpoints.push(ea);

@@ -4,8 +4,97 @@
 use super::{
     default_hurst, default_interval_max_s, default_interval_min_s, default_max_rate_mbps,
     default_min_rate_mbps, default_video_sources, non_negative, positive, FgnMethodSpec, Res,
-    ScenarioError, SourceKind, SourceSpec, TcpSpec,
+    ScenarioError, SourceKind, SourceSpec, TcpSpec, XtpxSpec,
 };
+
+/// The XTPX keys beyond the schema's ranges (seed 001 section 5.2's bad input: I = 0, B = 0, a
+/// window smaller than one packet).
+fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
+    let err = |k: &str, m: String| Err(ScenarioError::new(format!("{p}.{k}"), m));
+    if !(64..=crate::wire::AAL5_MAX_SDU as i64).contains(&x.mtu_bytes) {
+        return err(
+            "mtu_bytes",
+            format!("must be in 64..=65535 (AAL5 CPCS-SDU), got {}", x.mtu_bytes),
+        );
+    }
+    if !(1..=1024).contains(&x.header_bytes) || x.header_bytes >= x.mtu_bytes {
+        return err(
+            "header_bytes",
+            format!(
+                "must be in 1..=1024 and below mtu_bytes ({}), got {}",
+                x.mtu_bytes, x.header_bytes
+            ),
+        );
+    }
+    let max_payload = x.mtu_bytes - x.header_bytes;
+    if let Some(b) = x.packet_bytes {
+        if !(1..=max_payload).contains(&b) {
+            return err(
+                "packet_bytes",
+                format!("must be in 1..={max_payload} (mtu_bytes - header_bytes), got {b}"),
+            );
+        }
+    }
+    if x.rate_control {
+        match x.burst_bytes {
+            None => return err("burst_bytes", "required when rate_control = true".into()),
+            Some(b) if b < 1 => {
+                return err(
+                    "burst_bytes",
+                    format!("B must be at least 1 byte per interval, got {b}"),
+                )
+            }
+            _ => {}
+        }
+        match x.interval_ms {
+            None => return err("interval_ms", "required when rate_control = true".into()),
+            Some(i) if !(i.is_finite() && i > 0.0) => {
+                return err("interval_ms", format!("I must be > 0, got {i}"))
+            }
+            _ => {}
+        }
+    } else {
+        for (k, given) in [
+            ("burst_bytes", x.burst_bytes.is_some()),
+            ("interval_ms", x.interval_ms.is_some()),
+        ] {
+            if given {
+                return err(k, "needs rate_control = true".into());
+            }
+        }
+    }
+    if let Some(w) = x.window_bytes {
+        if w < x.payload() {
+            return err(
+                "window_bytes",
+                format!(
+                    "must be at least one packet ({} payload bytes), got {w}",
+                    x.payload()
+                ),
+            );
+        }
+    }
+    if !(1..=1_000_000).contains(&x.status_every_packets) {
+        return err(
+            "status_every_packets",
+            format!("must be in 1..=1000000, got {}", x.status_every_packets),
+        );
+    }
+    positive(&format!("{p}.timer_ms"), x.timer_ms)?;
+    positive(&format!("{p}.timer_max_s"), x.timer_max_s)?;
+    if x.timer_max_s * 1e3 < x.timer_ms {
+        return err(
+            "timer_max_s",
+            format!("must be >= timer_ms ({} ms)", x.timer_ms),
+        );
+    }
+    if let Some(b) = x.bytes {
+        if !(1..=1 << 50).contains(&b) {
+            return err("bytes", format!("must be in 1..=2^50, got {b}"));
+        }
+    }
+    Ok(())
+}
 
 fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     let d = TcpSpec::default();
@@ -129,6 +218,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "frame_bytes",
         ],
         Tcp => &["tcp", "start_s", "bundle"],
+        Xtpx => &["xtpx", "start_s", "bundle"],
         Video => &["video", "start_s", "stop_s"],
         Workload => &["workload", "tcp", "start_s"],
         None => &[],
@@ -160,6 +250,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             s.interval_max_s != default_interval_max_s(),
         ),
         ("tcp", s.tcp.is_some()),
+        ("xtpx", s.xtpx.is_some()),
         ("bundle", s.bundle != 1),
         ("video", s.video.is_some()),
         ("workload", s.workload.is_some()),
@@ -266,6 +357,10 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                 ));
             }
         }
+        Xtpx => validate_xtpx(
+            &format!("{p}.xtpx"),
+            s.xtpx.as_ref().unwrap_or(&XtpxSpec::default()),
+        )?,
         None | Video => {} // video: with the traces, in check_video
     }
     for k in ["rate_mbps", "peak_mbps"] {
