@@ -29,6 +29,8 @@ from .seed001_data import load_tables
 CONN = "pvc"
 KEY_SCRIPT = f"connections.{CONN}.source.workload.script"
 KEY_WINDOW = f"connections.{CONN}.source.tcp.window_bytes"
+KEY_MSS = f"connections.{CONN}.source.tcp.mss_bytes"
+MTU = {"wan": 9188, "lan": 9180}
 NETWORKS = ("wan", "lan")
 FAMILIES = ("bulk", "rr", "bundle", "mixed", "xtpx")
 
@@ -48,8 +50,9 @@ MIXED = {False: {"runs": 2, "count": 20, "bulk": 2000}, True: {"runs": 1, "count
 #: XTPX (Figure 28): connections and rates (KB/s of 1,000 B; None = unrestricted)
 XTPX_CONNECTIONS = {False: (1, 4, 8, 12), True: (1, 12)}
 XTPX_RATES = {False: (None, 500, 200, 20), True: (200,)}
-#: simulated time limit of a run (the workload ends the run when it is done)
-DURATION_S = {"wan": 3000.0, "lan": 600.0}
+#: simulated time limit of a run: the run goes on after the workload is done (idle, cheap), so
+#: the limit is generous; a workload that had not finished is marked in its rows
+DURATION_S = {"wan": 5000.0, "lan": 5000.0}
 
 QUICK_ROWS = {
     9: (50, 900, 9000, 65536),
@@ -131,9 +134,16 @@ def mixed_script(k: int, runs: int, count: int, bulk: int) -> str:
 
 
 def _spec(name: str, net: str, family: str, script: str, params: dict[str, Any], window: int | None = None) -> RunSpec:
-    ov: dict[str, Any] = {KEY_SCRIPT: script, "run.duration_s": DURATION_S[net]}
+    ov: dict[str, Any] = {KEY_SCRIPT: script, "run.duration_s": DURATION_S[net],
+                          "run.sample_interval_s": DURATION_S[net] / 2000}
     if window is not None:
         ov[KEY_WINDOW] = window
+        mss = MTU[net] - 40
+        if window < mss:
+            # a window below one segment (Figure 12's 4 and 8 KB with MTU 9188): BSD sends
+            # segments of at most the window (tcp_output: len = min(len, win)); our TCP refuses a
+            # window below the MSS, so the MSS is the window for these runs
+            ov[KEY_MSS] = window
     return RunSpec(name=name, scenario=scenario(net, family), overrides=ov,
                    params={"net": net, "family": family, "script": script, **params})
 

@@ -50,6 +50,14 @@ def member(result: Result, m: int = 0, statement: int = 0) -> dict[str, Any] | N
     return next((x for x in members if x.get("connection") == m), members[m] if m < len(members) else None)
 
 
+def label(name: str, result: Result) -> str:
+    """The run's name, marked when its workload had not finished by the end of the run."""
+    wl = workload(result)
+    if wl is not None and wl.get("complete") is False:
+        return f"{name} (workload not finished by the run's end)"
+    return name
+
+
 def _stat(d: Any, key: str = "mean") -> float | None:
     if isinstance(d, dict) and isinstance(d.get(key), (int, float)) and math.isfinite(d[key]):
         return float(d[key])
@@ -176,15 +184,15 @@ def _bulk(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], cla
     for r in t.rows:
         size = int(r["tsdu_bytes"])
         s = _by(specs, table=t.number, tsdu=size)
-        label = f"TSDU {size} B, window 50 KB"
+        what = f"TSDU {size} B, window 50 KB"
         if s is None:
             continue
         mean, sd, n = throughput(results[s.name])
         if mean is not None:
             ours_by_size[size] = mean
-        rows.append(Row(f"Table {t.number}: throughput (KB/s), {label}", s.name, r["throughput_KBps"], mean,
+        rows.append(Row(f"Table {t.number}: throughput (KB/s), {what}", label(s.name, results[s.name]), r["throughput_KBps"], mean,
                         _src(t, r, "throughput_KBps"), digits=4, spread=sd, replications=max(n, 1)))
-        rows.append(Row(f"Table {t.number}: standard deviation over runs (KB/s), {label}", s.name, r["std_KBps"], sd,
+        rows.append(Row(f"Table {t.number}: standard deviation over runs (KB/s), {what}", s.name, r["std_KBps"], sd,
                         _src(t, r, "std_KBps"), digits=3))
     net = reference["network"][t.network]
     payload = pvc_payload_kBps(net["pvc_mbps"], net["mtu_bytes"])
@@ -199,9 +207,9 @@ def _bulk(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], cla
         src = _claim_src(claims, "window") + f"; RTT and PVC: {net['where']}: \"{net['quote']}\"; PVC payload {payload:.1f} kB/s in {net['mtu_bytes'] - 40} B segments"
         if len(bounds) == 1:
             held = None if mean is None else WINDOW_BAND[0] <= mean / bounds[0] <= WINDOW_BAND[1]
-            rows.append(Row(q, s.name, bounds[0], mean, src, digits=4, spread=sd, replications=max(n, 1), held=held))
+            rows.append(Row(q, label(s.name, results[s.name]), bounds[0], mean, src, digits=4, spread=sd, replications=max(n, 1), held=held))
         else:
-            rows.append(Row(q, s.name, f"{bounds[0]:.0f}-{bounds[1]:.0f} (RTT 4-2 ms)", mean, src, digits=4, spread=sd, replications=max(n, 1)))
+            rows.append(Row(q, label(s.name, results[s.name]), f"{bounds[0]:.0f}-{bounds[1]:.0f} (RTT 4-2 ms)", mean, src, digits=4, spread=sd, replications=max(n, 1)))
     if t.number == 9:
         small, big = ours_by_size.get(50), ours_by_size.get(9000)
         pub = {int(r["tsdu_bytes"]): r["throughput_KBps"] for r in t.rows}
@@ -257,7 +265,7 @@ def _rr(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], claim
             per_tx[size] = ms
             excess[size] = first_run_excess_ms(results[s.name])
         lab = f"request {size} B, response 1024 B"
-        rows.append(Row(f"Table {t.number}: throughput (KB/s), {lab}", s.name, r["throughput_KBps"], tp, _src(t, r, "throughput_KBps"), digits=4))
+        rows.append(Row(f"Table {t.number}: throughput (KB/s), {lab}", label(s.name, results[s.name]), r["throughput_KBps"], tp, _src(t, r, "throughput_KBps"), digits=4))
         unit = "s" if t.number == 11 else "s x 100"
         rows.append(Row(f"Table {t.number}: time of 50 transactions ({unit}), {lab}", s.name + ("" if count == 50 else f" ({count} per run, x 50/{count})"),
                         r[tcol], time_50, _src(t, r, tcol), digits=4))
@@ -313,7 +321,7 @@ def _bundle(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], c
             if mean is not None:
                 ours[curve][k] = mean
             what = "first GET connection" if t.number >= 17 else "first connection"
-            rows.append(Row(f"Table {t.number}: {what} throughput (KB/s), {col}, k = {k}", s.name, r[col], mean,
+            rows.append(Row(f"Table {t.number}: {what} throughput (KB/s), {col}, k = {k}", label(s.name, results[s.name]), r[col], mean,
                             _src(t, r, col), digits=4, spread=sd, replications=max(n, 1)))
     cid = "bidir" if t.number >= 17 else "bundle"
     for curve, col in enumerate(cols, start=1):
@@ -356,10 +364,10 @@ def _mixed(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], cl
         if nt is not None:
             norm[k] = nt
         ok = outlasted(results[s.name])
-        label = s.name + ("" if ok in (True, None) else " (a bulk member ended before the rr member)")
-        rows.append(Row(f"Table {t.number}: normalized time (1000 / KB/s), {k} bulk connections", label, r["normalized_time"], nt,
+        label_ = label(s.name, results[s.name]) + ("" if ok in (True, None) else " (a bulk member ended before the rr member)")
+        rows.append(Row(f"Table {t.number}: normalized time (1000 / KB/s), {k} bulk connections", label_, r["normalized_time"], nt,
                         _src(t, r, "normalized_time"), digits=4))
-        rows.append(Row(f"Table {t.number}: rr throughput (KB/s), {k} bulk connections", label, r["throughput_KBps"], tp,
+        rows.append(Row(f"Table {t.number}: rr throughput (KB/s), {k} bulk connections", label_, r["throughput_KBps"], tp,
                         _src(t, r, "throughput_KBps"), digits=4))
     if len(norm) >= 2:
         k0, k1 = min(norm), max(norm)

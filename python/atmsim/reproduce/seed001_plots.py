@@ -14,6 +14,7 @@ from . import RunSpec
 from .analysis import figure
 from .seed001_compare import throughput, transaction_ms
 from .seed001_data import load_tables
+from .seed001_xtpx import per_connection
 
 FIGS = {9: "fig12-14-wan-bulk", 10: "fig15-17-lan-bulk", 11: "fig18-wan-rr", 12: "fig19-lan-rr",
         13: "fig20-wan-bundle", 14: "fig21-lan-bundle", 15: "fig22-wan-bundle-biv", 16: "fig23-lan-bundle-biv",
@@ -109,9 +110,9 @@ def _xtpx_plot(results: Mapping[str, Result], specs: Sequence[RunSpec], director
         for rate in sorted({s.params["rate"] for s in xs}, key=lambda r: -1 if r is None else r):
             pts = []
             for s in sorted((s for s in xs if s.params["net"] == net and s.params["rate"] == rate), key=lambda s: s.params["connections"]):
-                v = throughput(results[s.name], 0)[0]
-                if v is not None:
-                    pts.append((s.params["connections"], v))
+                v = per_connection(results[s.name], s.params["connections"])
+                if v:
+                    pts.append((s.params["connections"], sum(v) / len(v)))
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if net == "lan" else "s--",
                     label=f"ours {net}, {'unrestricted' if rate is None else f'{rate} KB/s'}")
     ax.plot([12], [200], "k*", ms=10, label="seed: 12 connections at 200 KB/s")
