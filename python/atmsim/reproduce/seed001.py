@@ -46,7 +46,9 @@ RR = {False: {"runs": 5, "count": 50}, True: {"runs": 1, "count": 10}}
 #: bundles (Tables 13-18): every count of the seed's scripts times `scale`, runs per row
 BUNDLE = {False: {"runs": 2, "scale": 0.2}, True: {"runs": 1, "scale": 0.04}}
 #: mixed (Tables 19, 20): runs, rr transactions per run, TSDUs per bulk connection
-MIXED = {False: {"runs": 2, "count": 20, "bulk": 2000}, True: {"runs": 1, "count": 5, "bulk": 400}}
+#: (TSDUs per bulk connection by network: enough to outlast the rr member, checked per run)
+MIXED = {False: {"runs": 2, "count": 20, "bulk": {"wan": 2000, "lan": 8000}},
+         True: {"runs": 1, "count": 5, "bulk": {"wan": 400, "lan": 2000}}}
 #: XTPX (Figure 28): connections and rates (KB/s of 1,000 B; None = unrestricted)
 XTPX_CONNECTIONS = {False: (1, 4, 8, 12), True: (1, 12)}
 XTPX_RATES = {False: (None, 500, 200, 20), True: (200,)}
@@ -205,7 +207,7 @@ def runs(quick: bool) -> list[RunSpec]:
         for i, row in enumerate(tables[t].rows):
             k = int(row["bulk_connections"])
             if _keep(quick, t, k):
-                out.append(_spec(f"t{t}-k{k}", net, "mixed", mixed_script(k, m["runs"], m["count"], m["bulk"]),
+                out.append(_spec(f"t{t}-k{k}", net, "mixed", mixed_script(k, m["runs"], m["count"], m["bulk"][net]),
                                  {"table": t, "row": i, "bulk_connections": k, "count": m["count"]}))
     out += _xtpx_runs(quick)
     return out
@@ -247,7 +249,8 @@ def _method() -> str:
   - Tables 11, 12: the seed's `5 rr N,1024*50;` ({r['runs']} runs of {r['count']}).
   - Tables 13-18: the seed's `parallel` scripts for each k with every TSDU count times
     {bd['scale']} (250 -> {_count(250, bd['scale'])}, 100 -> {_count(100, bd['scale'])}), {bd['runs']} runs instead of 5.
-  - Tables 19, 20 (script not printed): `{m['runs']} parallel: 1 rr 70000,1024*{m['count']} | k x 1 bulk_put 9000*{m['bulk']};`
+  - Tables 19, 20 (script not printed): `{m['runs']} parallel: 1 rr 70000,1024*{m['count']} | k x 1 bulk_put 9000*N;`
+    with N = {m['bulk']['wan']} on the WAN and {m['bulk']['lan']} on the LAN
     (k = 0: the rr alone); the bulk members must outlast the rr member, checked per run.
 - **Units**: the seed's KB/s are 1,000 B/s (`data/seed001/tables.toml`: Table 11's rows give
   request x 50 / time with 1,000), the same unit as the workload summary's `throughput_kBps`.

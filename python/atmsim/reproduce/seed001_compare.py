@@ -24,6 +24,7 @@ SMALL_RATIO = 0.5
 ARTEFACT_MS, FAST_MS = 150.0, 20.0
 BUNDLE_FALL = 0.8
 DIP = 0.85
+NOT_RUN = "not in this run list (--quick or a shortened list)"
 AAL5_OVERHEAD = 56  # TCP 20 + IP 20 + LLC/SNAP 8 + AAL5 trailer 8 (docs/tcp.md)
 
 
@@ -186,6 +187,8 @@ def _bulk(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], cla
         s = _by(specs, table=t.number, tsdu=size)
         what = f"TSDU {size} B, window 50 KB"
         if s is None:
+            rows.append(Row(f"Table {t.number}: throughput (KB/s), {what}", NOT_RUN, r["throughput_KBps"], None, _src(t, r, "throughput_KBps")))
+            rows.append(Row(f"Table {t.number}: standard deviation over runs (KB/s), {what}", NOT_RUN, r["std_KBps"], None, _src(t, r, "std_KBps")))
             continue
         mean, sd, n = throughput(results[s.name])
         if mean is not None:
@@ -252,7 +255,11 @@ def _rr(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], claim
     for r in t.rows:
         size = int(r["request_bytes"])
         s = _by(specs, table=t.number, request=size)
+        lab = f"request {size} B, response 1024 B"
+        unit = "s" if t.number == 11 else "s x 100"
         if s is None:
+            rows.append(Row(f"Table {t.number}: throughput (KB/s), {lab}", NOT_RUN, r["throughput_KBps"], None, _src(t, r, "throughput_KBps")))
+            rows.append(Row(f"Table {t.number}: time of 50 transactions ({unit}), {lab}", NOT_RUN, r[tcol], None, _src(t, r, tcol)))
             continue
         ms, n = transaction_ms(results[s.name])
         count = s.params["count"]
@@ -264,9 +271,7 @@ def _rr(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], claim
         if ms is not None:
             per_tx[size] = ms
             excess[size] = first_run_excess_ms(results[s.name])
-        lab = f"request {size} B, response 1024 B"
         rows.append(Row(f"Table {t.number}: throughput (KB/s), {lab}", label(s.name, results[s.name]), r["throughput_KBps"], tp, _src(t, r, "throughput_KBps"), digits=4))
-        unit = "s" if t.number == 11 else "s x 100"
         rows.append(Row(f"Table {t.number}: time of 50 transactions ({unit}), {lab}", s.name + ("" if count == 50 else f" ({count} per run, x 50/{count})"),
                         r[tcol], time_50, _src(t, r, tcol), digits=4))
         del time_run
@@ -315,12 +320,13 @@ def _bundle(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], c
                 continue
             pub[curve][k] = r[col]
             s = _by(specs, table=t.number, connections=k, curve=curve)
+            what = "first GET connection" if t.number >= 17 else "first connection"
             if s is None:
+                rows.append(Row(f"Table {t.number}: {what} throughput (KB/s), {col}, k = {k}", NOT_RUN, r[col], None, _src(t, r, col)))
                 continue
             mean, sd, n = throughput(results[s.name])
             if mean is not None:
                 ours[curve][k] = mean
-            what = "first GET connection" if t.number >= 17 else "first connection"
             rows.append(Row(f"Table {t.number}: {what} throughput (KB/s), {col}, k = {k}", label(s.name, results[s.name]), r[col], mean,
                             _src(t, r, col), digits=4, spread=sd, replications=max(n, 1)))
     cid = "bidir" if t.number >= 17 else "bundle"
@@ -356,6 +362,8 @@ def _mixed(t: Table, results: Mapping[str, Result], specs: Sequence[RunSpec], cl
         k = int(r["bulk_connections"])
         s = _by(specs, table=t.number, bulk_connections=k)
         if s is None:
+            rows.append(Row(f"Table {t.number}: normalized time (1000 / KB/s), {k} bulk connections", NOT_RUN, r["normalized_time"], None, _src(t, r, "normalized_time")))
+            rows.append(Row(f"Table {t.number}: rr throughput (KB/s), {k} bulk connections", NOT_RUN, r["throughput_KBps"], None, _src(t, r, "throughput_KBps")))
             continue
         pub[k] = r["normalized_time"]
         ms, n = transaction_ms(results[s.name])
