@@ -12,7 +12,7 @@ const MAX_XTPX_BYTES: i64 = 1 << 30;
 
 /// The XTPX keys beyond the schema's ranges (seed 001 section 5.2's bad input: I = 0, B = 0, a
 /// window smaller than one packet).
-fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
+pub(crate) fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
     let err = |k: &str, m: String| Err(ScenarioError::new(format!("{p}.{k}"), m));
     if !(64..=crate::wire::AAL5_MAX_SDU as i64).contains(&x.mtu_bytes) {
         return err(
