@@ -15,6 +15,7 @@ use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
 use crate::transport::tcp::{TcpParams, TcpReceiver, TcpSender};
+use crate::transport::xtpx::XtpxEnd;
 use crate::transport::AnyTransport;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -135,9 +136,11 @@ impl Builder<'_> {
                     source_app(&c.source, first_rate(&c.route)),
                     format!("connections.{}.source", c.name),
                 ));
-                // TCP: segments one way, ACKs the other, both as AAL5 frames
+                // TCP, XTPX: segments one way, ACKs (status reports) the other, both as AAL5
+                // frames
                 let tcp = c.source.kind == SourceKind::Tcp;
-                if tcp || c.bidirectional {
+                let xtpx = c.source.kind == SourceKind::Xtpx;
+                if tcp || xtpx || c.bidirectional {
                     let route: Vec<String> = c.route.iter().rev().cloned().collect();
                     let rev = flows.len();
                     let rframe = c
@@ -162,6 +165,14 @@ impl Builder<'_> {
                             AnySource::Transport(AnyTransport::Tcp(Box::new(r))),
                             "tcp_receiver",
                         ))
+                    } else if xtpx {
+                        flows[fwd].sar.framed = true;
+                        flows[rev].sar.framed = true;
+                        let r = XtpxEnd::receiver(xtpx_params(&c.source));
+                        Some((
+                            AnySource::Transport(AnyTransport::Xtpx(Box::new(r))),
+                            "xtpx_receiver",
+                        ))
                     } else {
                         c.reverse_source
                             .as_ref()
@@ -175,6 +186,9 @@ impl Builder<'_> {
                     }
                     if tcp {
                         self.tcp_ends(c, fwd, rev, src, flows, endpoints);
+                    }
+                    if xtpx {
+                        self.xtpx_bundle(c, fwd, rev, flows, endpoints);
                     }
                 }
                 return;
@@ -351,6 +365,38 @@ impl Builder<'_> {
         }
     }
 
+    /// With `source.bundle = k`, XTPX connections 1..k-1 on the same two flows as connection
+    /// 0, each with its own connection number.
+    fn xtpx_bundle(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        rev: usize,
+        flows: &mut [Flow],
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let p = xtpx_params(&c.source);
+        for k in 1..c.source.bundle as u16 {
+            let (a, b) = (endpoints.len(), endpoints.len() + 1);
+            let end = |e: XtpxEnd| AnySource::Transport(AnyTransport::Xtpx(Box::new(e)));
+            let mut ea = self.endpoint(
+                fwd,
+                end(XtpxEnd::sender(p.clone())),
+                format!("connections.{}.source#{k}", c.name),
+            );
+            let mut eb = self.endpoint(
+                rev,
+                end(XtpxEnd::receiver(p.clone())),
+                format!("connections.{}.xtpx_receiver#{k}", c.name),
+            );
+            (ea.conn, eb.conn) = (k, k);
+            endpoints.push(ea);
+            endpoints.push(eb);
+            flows[fwd].set_rx(k, b as u32);
+            flows[rev].set_rx(k, a as u32);
+        }
+    }
+
     /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
     pub(crate) fn calls(
         &self,
@@ -508,13 +554,31 @@ impl Builder<'_> {
     ) {
         use crate::host::socket::Socket;
         use crate::host::workload::{IdleRestart, Restart, Role, WorkloadHost, WorkloadParams};
-        use crate::scenario::{IdleRestartSpec, RestartSpec};
-        use crate::transport::tcp::Workload;
+        use crate::scenario::{IdleRestartSpec, RestartSpec, WorkloadTransport};
+        use crate::transport::xtpx::{XtpxReceiver, XtpxSender};
         let w = c.source.workload.as_ref().expect("validated: workload");
         let script = Arc::new(w.parsed());
         let k = w.connections(&script);
         let mut p = tcp_params(&c.source);
-        p.workload = Workload::App;
+        p.workload = crate::transport::tcp::Workload::App;
+        let xp = (w.transport == WorkloadTransport::Xtpx).then(|| {
+            let mut x = xtpx_params(&c.source);
+            x.workload = crate::transport::xtpx::Workload::App;
+            x
+        });
+        // one duplex end of the chosen transport
+        let end = || match w.transport {
+            WorkloadTransport::Tcp => {
+                AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone())))
+            }
+            WorkloadTransport::Xtpx => {
+                let x = xp.clone().expect("xtpx parameters");
+                AnyTransport::Xtpx(Box::new(XtpxEnd {
+                    sender: Some(XtpxSender::new(x.clone())),
+                    receiver: Some(XtpxReceiver::new(x)),
+                }))
+            }
+        };
         let params = WorkloadParams {
             restart: match w.restart {
                 RestartSpec::Run => Restart::Run,
@@ -527,6 +591,10 @@ impl Builder<'_> {
             },
             control_bytes: w.control_bytes as u64,
             start: secs_to_ps(c.source.start_s),
+            transport: match w.transport {
+                WorkloadTransport::Tcp => "tcp",
+                WorkloadTransport::Xtpx => "xtpx",
+            },
         };
         let route: Vec<String> = c.route.iter().rev().cloned().collect();
         let rev = flows.len();
@@ -537,11 +605,7 @@ impl Builder<'_> {
         flows[rev].sar.framed = true;
         let seed = self.sc.run.seed;
         let host = |role| {
-            let socks = (0..k)
-                .map(|_| {
-                    Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone()))))
-                })
-                .collect();
+            let socks = (0..k).map(|_| Socket::new(end())).collect();
             // both ends draw sizes from the same stream per connection
             let shared = (0..k)
                 .map(|i| stream(seed, &format!("connections.{}.workload#{i}", c.name)))

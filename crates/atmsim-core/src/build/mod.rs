@@ -30,6 +30,7 @@ use crate::scenario::{CreditFabricSpec, FabricSpec, InputQueueing};
 use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpEnd;
+use crate::transport::xtpx::XtpxEnd;
 use crate::transport::AnyTransport;
 use std::collections::BTreeMap;
 
@@ -40,6 +41,11 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         SourceKind::None => AnyApp::Idle,
         SourceKind::Tcp => {
             return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
+        }
+        SourceKind::Xtpx => {
+            return AnySource::Transport(AnyTransport::Xtpx(Box::new(XtpxEnd::sender(
+                xtpx_params(s),
+            ))))
         }
         // a stream and its receiver are built with the connection (build/connection.rs), which
         // knows the traces; validation keeps video off ABR and switched calls
@@ -74,6 +80,10 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
 
 pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
     s.tcp.clone().unwrap_or_default().params(s.start_s)
+}
+
+pub(crate) fn xtpx_params(s: &SourceSpec) -> crate::transport::xtpx::XtpxParams {
+    s.xtpx.clone().unwrap_or_default().params(s.start_s)
 }
 
 pub(crate) fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
@@ -143,7 +153,9 @@ pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
             tcp: t.sender.expect("a TCP source sends"),
             queue: Default::default(),
         })),
-        _ => unreachable!("a source spec builds an application or a TCP sender"),
+        _ => {
+            unreachable!("validated: over ABR a source spec builds an application or a TCP sender")
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use crate::host::workload::WorkloadHost;
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::xtpx::{XtpxReceiver, XtpxSender};
 use crate::transport::{AnyTransport, SegmentOut};
 use crate::wire::{Cell, SegHdr};
 
@@ -138,6 +139,20 @@ pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
+        _ => None,
+    }
+}
+
+pub fn xtpx_sender(app: &AnySource) -> Option<&XtpxSender> {
+    match app {
+        AnySource::Transport(t) => t.xtpx()?.sender.as_ref(),
+        _ => None,
+    }
+}
+
+pub fn xtpx_receiver(app: &AnySource) -> Option<&XtpxReceiver> {
+    match app {
+        AnySource::Transport(t) => t.xtpx()?.receiver.as_ref(),
         _ => None,
     }
 }

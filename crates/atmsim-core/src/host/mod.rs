@@ -11,7 +11,9 @@ pub mod socket;
 pub mod video;
 pub mod workload;
 
-pub use endpoint::{tcp_receiver, tcp_sender, video_ends, AnySource, Endpoint};
+pub use endpoint::{
+    tcp_receiver, tcp_sender, video_ends, xtpx_receiver, xtpx_sender, AnySource, Endpoint,
+};
 pub use sar::Sar;
 pub use shaper::Shaper;
 pub use socket::Socket;

@@ -79,6 +79,8 @@ pub struct WorkloadParams {
     pub control_bytes: u64,
     /// When the script starts.
     pub start: SimTime,
+    /// The transport's name for the results ("tcp", "xtpx").
+    pub transport: &'static str,
 }
 
 fn draw(d: &Dist, rng: &mut Rng) -> f64 {
@@ -735,7 +737,7 @@ pub fn workload_summary(init: &WorkloadHost, resp: Option<&WorkloadHost>) -> Wor
         }
     }
     WorkloadSummary {
-        transport: "tcp",
+        transport: init.p.transport,
         statements,
         complete: init.done_at.is_some(),
         end_s: init.done_at.map(s),

@@ -173,6 +173,13 @@ pub struct ConnectionSummary {
     /// by connection number (`tcp` is connection 0's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_bundle: Option<Vec<TcpSummary>>,
+    /// XTPX connections: the transport's view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xtpx: Option<XtpxSummary>,
+    /// A bundle of XTPX connections on this VC (`source.bundle` > 1): each connection's view,
+    /// by connection number (`xtpx` is connection 0's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xtpx_bundle: Option<Vec<XtpxSummary>>,
     /// Video streams (seed 004): frame-level results at the receiver.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video: Option<VideoSummary>,
@@ -234,6 +241,40 @@ pub struct TcpSummary {
     /// The largest share of the capacity the connection gets that TCP payload can fill: MSS
     /// over the cells of a full segment (AAL5, 56 B of headers) x (Nrm - 1) / Nrm over ABR
     /// (seed 000 section 6: 78% for MSS 512 over ABR, 87% for 9140).
+    pub max_payload_fraction: f64,
+    /// Finite transfers: when the last byte was acknowledged (seconds from 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_s: Option<f64>,
+}
+
+/// One XTPX connection over the measurement window (after warm-up) unless noted.
+#[derive(Debug, Clone, Serialize)]
+pub struct XtpxSummary {
+    /// Payload bytes delivered to the receiving application x 8 / window, Mb/s, and the same
+    /// in units of 1,000 bytes/s.
+    pub goodput_mbps: f64,
+    #[serde(rename = "throughput_kBps")]
+    pub throughput_kbytes_s: f64,
+    pub bytes_delivered: u64,
+    pub packets_sent: u64,
+    pub retransmitted_packets: u64,
+    pub retransmitted_bytes: u64,
+    /// Status reports received (CNTL and ECNTL), go-back-n restarts, timer expiries.
+    pub reports: u64,
+    pub go_backs: u64,
+    pub timeouts: u64,
+    /// The rate in force, R = B / I in payload bytes/s, with B and I (absent: rate control
+    /// off).
+    pub rate_bytes_per_s: Option<f64>,
+    pub burst_bytes: Option<u64>,
+    pub interval_ms: Option<f64>,
+    /// The receiver's window (absent: window flow control off).
+    pub window_bytes: Option<u64>,
+    /// "selective_repeat", "go_back_n" or "none".
+    pub error_control: &'static str,
+    /// Largest payload of a data packet, and the share of the cells' bytes it fills
+    /// (payload / (cells x 53) of a full packet: the header overhead).
+    pub packet_payload_bytes: u32,
     pub max_payload_fraction: f64,
     /// Finite transfers: when the last byte was acknowledged (seconds from 0).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -425,11 +425,14 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
     }
     if c.abr.is_some()
         || c.bidirectional
-        || matches!(c.source.kind, SourceKind::Tcp | SourceKind::Workload)
+        || matches!(
+            c.source.kind,
+            SourceKind::Tcp | SourceKind::Xtpx | SourceKind::Workload
+        )
     {
         return Err(ScenarioError::new(
             format!("{p}.connection"),
-            "calls are one-way non-ABR, non-TCP connections for now",
+            "calls are one-way non-ABR, non-TCP, non-XTPX connections for now",
         ));
     }
     if c.source.start_s != 0.0 || c.source.stop_s.is_some() {

@@ -67,6 +67,29 @@ pub(crate) fn validate_connection(
     }
     validate_source(&format!("{p}.source"), &c.source)?;
     validate_contract(p, c)?;
+    if c.reverse_source
+        .as_ref()
+        .is_some_and(|r| r.kind == SourceKind::Xtpx)
+    {
+        return Err(ScenarioError::new(
+            format!("{p}.reverse_source.kind"),
+            "XTPX data flows one way per connection; the reverse direction carries its status reports",
+        ));
+    }
+    if c.source.kind == SourceKind::Xtpx {
+        if c.abr.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.abr"),
+                "XTPX paces itself by rate control; XTPX over ABR is not supported",
+            ));
+        }
+        if c.reverse_source.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.reverse_source"),
+                "an XTPX connection's reverse direction carries its status reports",
+            ));
+        }
+    }
     match (&c.abr, c.category) {
         (None, Category::Abr) => {
             return Err(ScenarioError::new(

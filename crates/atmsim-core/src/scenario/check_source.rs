@@ -4,8 +4,97 @@
 use super::{
     default_hurst, default_interval_max_s, default_interval_min_s, default_max_rate_mbps,
     default_min_rate_mbps, default_video_sources, non_negative, positive, FgnMethodSpec, Res,
-    ScenarioError, SourceKind, SourceSpec, TcpSpec,
+    ScenarioError, SourceKind, SourceSpec, TcpSpec, XtpxSpec,
 };
+
+/// The XTPX keys beyond the schema's ranges (seed 001 section 5.2's bad input: I = 0, B = 0, a
+/// window smaller than one packet).
+fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
+    let err = |k: &str, m: String| Err(ScenarioError::new(format!("{p}.{k}"), m));
+    if !(64..=crate::wire::AAL5_MAX_SDU as i64).contains(&x.mtu_bytes) {
+        return err(
+            "mtu_bytes",
+            format!("must be in 64..=65535 (AAL5 CPCS-SDU), got {}", x.mtu_bytes),
+        );
+    }
+    if !(1..=1024).contains(&x.header_bytes) || x.header_bytes >= x.mtu_bytes {
+        return err(
+            "header_bytes",
+            format!(
+                "must be in 1..=1024 and below mtu_bytes ({}), got {}",
+                x.mtu_bytes, x.header_bytes
+            ),
+        );
+    }
+    let max_payload = x.mtu_bytes - x.header_bytes;
+    if let Some(b) = x.packet_bytes {
+        if !(1..=max_payload).contains(&b) {
+            return err(
+                "packet_bytes",
+                format!("must be in 1..={max_payload} (mtu_bytes - header_bytes), got {b}"),
+            );
+        }
+    }
+    if x.rate_control {
+        match x.burst_bytes {
+            None => return err("burst_bytes", "required when rate_control = true".into()),
+            Some(b) if b < 1 => {
+                return err(
+                    "burst_bytes",
+                    format!("B must be at least 1 byte per interval, got {b}"),
+                )
+            }
+            _ => {}
+        }
+        match x.interval_ms {
+            None => return err("interval_ms", "required when rate_control = true".into()),
+            Some(i) if !(i.is_finite() && i > 0.0) => {
+                return err("interval_ms", format!("I must be > 0, got {i}"))
+            }
+            _ => {}
+        }
+    } else {
+        for (k, given) in [
+            ("burst_bytes", x.burst_bytes.is_some()),
+            ("interval_ms", x.interval_ms.is_some()),
+        ] {
+            if given {
+                return err(k, "needs rate_control = true".into());
+            }
+        }
+    }
+    if let Some(w) = x.window_bytes {
+        if w < x.payload() {
+            return err(
+                "window_bytes",
+                format!(
+                    "must be at least one packet ({} payload bytes), got {w}",
+                    x.payload()
+                ),
+            );
+        }
+    }
+    if !(1..=1_000_000).contains(&x.status_every_packets) {
+        return err(
+            "status_every_packets",
+            format!("must be in 1..=1000000, got {}", x.status_every_packets),
+        );
+    }
+    positive(&format!("{p}.timer_ms"), x.timer_ms)?;
+    positive(&format!("{p}.timer_max_s"), x.timer_max_s)?;
+    if x.timer_max_s * 1e3 < x.timer_ms {
+        return err(
+            "timer_max_s",
+            format!("must be >= timer_ms ({} ms)", x.timer_ms),
+        );
+    }
+    if let Some(b) = x.bytes {
+        if !(1..=1 << 50).contains(&b) {
+            return err("bytes", format!("must be in 1..=2^50, got {b}"));
+        }
+    }
+    Ok(())
+}
 
 fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     let d = TcpSpec::default();
@@ -129,8 +218,9 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "frame_bytes",
         ],
         Tcp => &["tcp", "start_s", "bundle"],
+        Xtpx => &["xtpx", "start_s", "bundle"],
         Video => &["video", "start_s", "stop_s"],
-        Workload => &["workload", "tcp", "start_s"],
+        Workload => &["workload", "tcp", "xtpx", "start_s"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default
@@ -160,6 +250,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             s.interval_max_s != default_interval_max_s(),
         ),
         ("tcp", s.tcp.is_some()),
+        ("xtpx", s.xtpx.is_some()),
         ("bundle", s.bundle != 1),
         ("video", s.video.is_some()),
         ("workload", s.workload.is_some()),
@@ -250,18 +341,41 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             &format!("{p}.tcp"),
             s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
         )?,
+        Xtpx => validate_xtpx(
+            &format!("{p}.xtpx"),
+            s.xtpx.as_ref().unwrap_or(&XtpxSpec::default()),
+        )?,
         Workload => {
             let w = s.workload.as_ref().ok_or_else(|| {
                 ScenarioError::new(format!("{p}.workload"), "required for kind workload")
             })?;
             super::workload_spec::validate_workload(&format!("{p}.workload"), w)?;
-            validate_tcp(
-                &format!("{p}.tcp"),
-                s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
-            )?;
-            if s.tcp.as_ref().is_some_and(|t| t.bytes.is_some()) {
+            use super::WorkloadTransport as T;
+            let (unused, name) = match w.transport {
+                T::Tcp => (s.xtpx.is_some().then_some("xtpx"), "tcp"),
+                T::Xtpx => (s.tcp.is_some().then_some("tcp"), "xtpx"),
+            };
+            if let Some(k) = unused {
                 return Err(ScenarioError::new(
-                    format!("{p}.tcp.bytes"),
+                    format!("{p}.{k}"),
+                    format!("not used: the workload's transport is {name} (workload.transport)"),
+                ));
+            }
+            let bytes = match w.transport {
+                T::Tcp => {
+                    let t = s.tcp.clone().unwrap_or_default();
+                    validate_tcp(&format!("{p}.tcp"), &t)?;
+                    t.bytes.is_some()
+                }
+                T::Xtpx => {
+                    let x = s.xtpx.clone().unwrap_or_default();
+                    validate_xtpx(&format!("{p}.xtpx"), &x)?;
+                    x.bytes.is_some()
+                }
+            };
+            if bytes {
+                return Err(ScenarioError::new(
+                    format!("{p}.{name}.bytes"),
                     "the workload script says what is sent",
                 ));
             }

@@ -38,6 +38,7 @@ mod video;
 pub mod workload;
 pub mod workload_parse;
 mod workload_spec;
+mod xtpx;
 
 pub use abr::*;
 pub use calls::*;
@@ -51,6 +52,7 @@ pub use source::*;
 pub use topology::*;
 pub use video::*;
 pub use workload_spec::*;
+pub use xtpx::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -26,6 +26,10 @@ pub enum SourceKind {
     /// A video stream over UDP (seed 004, `source.video`): frames of a trace at a frame rate,
     /// each frame in UDP datagrams up to the MTU; the receiver keeps frame metrics.
     Video,
+    /// An XTPX connection (`source.xtpx`, seed 001 section 5.2): rate, window and error
+    /// control, each switchable off; packets as AAL5 frames, status reports on the reverse
+    /// direction.
+    Xtpx,
     /// A workload script (`source.workload`, seed 001 section 13, SPIMS): bulk transfers and
     /// request-response over K transport connections bundled on the VC, an initiator at the
     /// source and a responder at the destination (docs/workloads.md).
@@ -167,7 +171,8 @@ pub enum FgnMethodSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp`, `video` or `none` (see [`SourceKind`]).
+    /// `cbr`, `persistent`, `onoff`, `mpeg2`, `tcp`, `xtpx`, `video` or `none` (see
+    /// [`SourceKind`]).
     pub kind: SourceKind,
     /// cbr: rate in Mb/s of 53-byte cells (> 0, at most 1e6); required.
     #[serde(default)]
@@ -247,8 +252,11 @@ pub struct SourceSpec {
     /// tcp: the TCP parameters (absent or an empty table: the defaults).
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
-    /// tcp: the number of TCP connections multiplexed on this VC (1..=1024, default 1; seed 001
-    /// section 6.4, connection bundling). Each has its own sender and receiver and its own
+    /// xtpx: the XTPX parameters (absent or an empty table: the defaults).
+    #[serde(default)]
+    pub xtpx: Option<super::XtpxSpec>,
+    /// tcp, xtpx: the number of transport connections multiplexed on this VC (1..=1024,
+    /// default 1; seed 001 section 6.4, connection bundling). Each has its own sender and receiver and its own
     /// connection number in the frames' transport header, by which the receiving host hands
     /// each frame to its connection; their frames share the VC in the order they are sent.
     #[serde(default = "default_bundle")]

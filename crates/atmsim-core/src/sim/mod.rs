@@ -29,7 +29,9 @@ mod fabric_tests;
 #[cfg(test)]
 mod workload_tests;
 
-pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Sar, Shaper};
+pub use crate::host::{
+    tcp_receiver, tcp_sender, xtpx_receiver, xtpx_sender, Endpoint, Sar, Shaper,
+};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};

@@ -13,14 +13,16 @@ use crate::metrics::*;
 use crate::sim::*;
 use crate::time::*;
 use crate::transport::tcp::TcpSender;
+use crate::transport::xtpx::XtpxSender;
 
 /// The tables of the time series, in the order the store holds them (see the indices below).
-pub const SERIES_TABLES: [&TableDecl; 5] = [
+pub const SERIES_TABLES: [&TableDecl; 6] = [
     &Port::PROBES,
     &Flow::PROBES,
     &AbrSource::PROBES,
     &IntervalRecord::PROBES,
     &TcpSender::PROBES,
+    &XtpxSender::PROBES,
 ];
 /// Positions of the tables in [`SERIES_TABLES`].
 pub(crate) const PORTS: usize = 0;
@@ -28,6 +30,7 @@ pub(crate) const CONNECTIONS: usize = 1;
 pub(crate) const ABR_SOURCES: usize = 2;
 pub(crate) const ABR_PORTS: usize = 3;
 pub(crate) const TCP: usize = 4;
+pub(crate) const XTPX: usize = 5;
 
 /// The declarations of every table of the time series (name, doc, columns with unit and doc).
 pub fn series_schema() -> &'static [&'static TableDecl] {
@@ -49,6 +52,9 @@ impl Simulation {
             }
             if let Some(t) = tcp_sender(&ep.app) {
                 t.probe(series.at(TCP).row(ts, ep.flow));
+            }
+            if let Some(x) = xtpx_sender(&ep.app) {
+                x.probe(series.at(XTPX).row(ts, ep.flow));
             }
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
@@ -79,6 +85,17 @@ impl Simulation {
             if sent.is_some() || got.is_some() {
                 e.tcp_mark = Some(Box::new((sent.unwrap_or_default(), got.unwrap_or(0))));
             }
+            if let Some(x) = match &mut e.app {
+                AnySource::Transport(t) => t.xtpx_mut(),
+                _ => None,
+            } {
+                if let Some(s) = &mut x.sender {
+                    s.mark = s.stats.clone();
+                }
+                if let Some(r) = &mut x.receiver {
+                    r.mark = r.delivered();
+                }
+            }
         }
         for f in &mut self.flows {
             f.stats.rx_cells_window = 0;
@@ -101,9 +118,17 @@ mod tests {
                 at(CONNECTIONS),
                 at(ABR_SOURCES),
                 at(ABR_PORTS),
-                at(TCP)
+                at(TCP),
+                at(XTPX)
             ],
-            ["ports", "connections", "abr_sources", "abr_ports", "tcp"]
+            [
+                "ports",
+                "connections",
+                "abr_sources",
+                "abr_ports",
+                "tcp",
+                "xtpx"
+            ]
         );
         for t in series_schema() {
             let names: Vec<_> = t.all_columns().map(|c| c.name).collect();

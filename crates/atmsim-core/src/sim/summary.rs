@@ -155,11 +155,20 @@ impl Simulation {
             tcps.sort_by_key(|t| t.0);
             let tcp = tcps.first().map(|t| t.1.clone());
             let tcp_bundle = (tcps.len() > 1).then(|| tcps.into_iter().map(|t| t.1).collect());
+            let mut xtpxs: Vec<(u16, XtpxSummary)> = on_flow
+                .iter()
+                .filter_map(|e| Some((e.conn, self.xtpx_summary(i, e, window_s)?)))
+                .collect();
+            xtpxs.sort_by_key(|t| t.0);
+            let xtpx = xtpxs.first().map(|t| t.1.clone());
+            let xtpx_bundle = (xtpxs.len() > 1).then(|| xtpxs.into_iter().map(|t| t.1).collect());
             connections.insert(
                 f.name.clone(),
                 ConnectionSummary {
                     tcp,
                     tcp_bundle,
+                    xtpx,
+                    xtpx_bundle,
                     video: crate::host::video_ends(by_flow[i].iter().copied())
                         .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
                     workload: self.workload_summary(i, &by_flow),
@@ -375,6 +384,53 @@ impl Simulation {
             ssthresh_bytes: t.ssthresh.min(1 << 40),
             srtt_ms: t.srtt_s().map(|s| s * 1e3),
             rto_ms: t.rto() as f64 / 1e9,
+            completed_s: t.done_at.map(ps_to_secs),
+        })
+    }
+
+    /// The XTPX view of the connection sending as `se` on flow `i`, if it is XTPX.
+    pub(crate) fn xtpx_summary(
+        &self,
+        i: usize,
+        se: &Endpoint,
+        window_s: f64,
+    ) -> Option<XtpxSummary> {
+        use crate::transport::xtpx::ErrorControl;
+        let t = xtpx_sender(&se.app)?;
+        let rx_e = self.flows[i].rx_endpoint(se.conn);
+        let r = (rx_e != NONE)
+            .then(|| xtpx_receiver(&self.endpoints[rx_e as usize].app))
+            .flatten();
+        let bytes = r.map(|r| r.delivered() - r.mark).unwrap_or(0);
+        let (now, m) = (&t.stats, &t.mark);
+        let per_s = |b: u64| {
+            if window_s > 0.0 {
+                b as f64 / window_s
+            } else {
+                0.0
+            }
+        };
+        Some(XtpxSummary {
+            goodput_mbps: per_s(bytes) * 8.0 / 1e6,
+            throughput_kbytes_s: per_s(bytes) / 1e3,
+            bytes_delivered: bytes,
+            packets_sent: now.packets_sent - m.packets_sent,
+            retransmitted_packets: now.retransmitted_packets - m.retransmitted_packets,
+            retransmitted_bytes: now.retransmitted_bytes - m.retransmitted_bytes,
+            reports: now.reports - m.reports,
+            go_backs: now.go_backs - m.go_backs,
+            timeouts: now.timeouts - m.timeouts,
+            rate_bytes_per_s: t.p.rate.map(|r| r.bytes_per_s()),
+            burst_bytes: t.p.rate.map(|r| r.burst),
+            interval_ms: t.p.rate.map(|r| r.interval as f64 / 1e9),
+            window_bytes: t.p.window,
+            error_control: match t.p.error_control {
+                ErrorControl::None => "none",
+                ErrorControl::GoBackN => "go_back_n",
+                ErrorControl::SelectiveRepeat => "selective_repeat",
+            },
+            packet_payload_bytes: t.p.max_payload,
+            max_payload_fraction: crate::wire::aal5_efficiency(t.p.max_payload, t.p.header_bytes),
             completed_s: t.done_at.map(ps_to_secs),
         })
     }

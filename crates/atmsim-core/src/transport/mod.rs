@@ -15,16 +15,21 @@
 //! folder, one variant below, and its scenario section.
 //!
 //! - [`tcp`]: BSD-style TCP (Reno family), [`tcp::TcpEnd`].
+//! - [`xtpx`]: an XTP-style transport with rate control (burst B per interval I), window flow
+//!   control and go-back-n or selective-repeat error control (seed 001 section 5.2),
+//!   [`xtpx::XtpxEnd`].
 //! - [`udp`]: UDP/IP over AAL5 with LLC/SNAP (seed 004), messages split into datagrams up to the
 //!   IP MTU, [`udp::UdpSender`] / [`udp::UdpReceiver`]; seed 004's video streams drive them
 //!   from the host (`host/video.rs`), so UDP needs no [`AnyTransport`] variant of its own.
 
 pub mod tcp;
 pub mod udp;
+pub mod xtpx;
 
 use crate::time::SimTime;
 use crate::wire::SegHdr;
 use tcp::TcpEnd;
+use xtpx::XtpxEnd;
 
 /// Where a transport end writes the frames it sends in one call.
 pub trait SegmentOut {
@@ -51,6 +56,7 @@ pub trait Transport {
 #[derive(Clone, Debug)]
 pub enum AnyTransport {
     Tcp(Box<TcpEnd>),
+    Xtpx(Box<XtpxEnd>),
 }
 
 impl AnyTransport {
@@ -58,18 +64,21 @@ impl AnyTransport {
     pub fn next_timer(&self) -> Option<SimTime> {
         match self {
             AnyTransport::Tcp(t) => t.next_timer(),
+            AnyTransport::Xtpx(t) => t.next_timer(),
         }
     }
     /// See [`Transport::on_timer`].
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.on_timer(now, out),
+            AnyTransport::Xtpx(t) => t.on_timer(now, out),
         }
     }
     /// See [`Transport::on_frame`].
     pub fn on_frame(&mut self, now: SimTime, sdu: u32, seg: SegHdr, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.on_frame(now, sdu, seg, out),
+            AnyTransport::Xtpx(t) => t.on_frame(now, sdu, seg, out),
         }
     }
     /// The application writes `bytes` (one TSDU) to this end ([`TcpEnd::write`]); nothing for
@@ -77,12 +86,14 @@ impl AnyTransport {
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.write(now, bytes, out),
+            AnyTransport::Xtpx(t) => t.write(now, bytes, out),
         }
     }
     /// Bytes written and not yet acknowledged (0 for an end that does not send).
     pub fn send_buffered(&self) -> u64 {
         match self {
             AnyTransport::Tcp(t) => t.send_buffered(),
+            AnyTransport::Xtpx(t) => t.send_buffered(),
         }
     }
     /// In-order bytes delivered to the application so far (0 for an end that does not
@@ -90,18 +101,35 @@ impl AnyTransport {
     pub fn delivered(&self) -> u64 {
         match self {
             AnyTransport::Tcp(t) => t.delivered(),
+            AnyTransport::Xtpx(t) => t.delivered(),
         }
     }
     /// The TCP end, if this is TCP.
     pub fn tcp(&self) -> Option<&TcpEnd> {
         match self {
             AnyTransport::Tcp(t) => Some(t),
+            AnyTransport::Xtpx(_) => None,
+        }
+    }
+    /// The XTPX end, if this is XTPX.
+    pub fn xtpx(&self) -> Option<&XtpxEnd> {
+        match self {
+            AnyTransport::Xtpx(t) => Some(t),
+            AnyTransport::Tcp(_) => None,
+        }
+    }
+    /// The XTPX end, mutable (the warm-up marks).
+    pub fn xtpx_mut(&mut self) -> Option<&mut XtpxEnd> {
+        match self {
+            AnyTransport::Xtpx(t) => Some(t),
+            AnyTransport::Tcp(_) => None,
         }
     }
     /// The TCP end, if this is TCP, to change (the workload runner restarts its window).
     pub fn tcp_mut(&mut self) -> Option<&mut TcpEnd> {
         match self {
             AnyTransport::Tcp(t) => Some(t),
+            AnyTransport::Xtpx(_) => None,
         }
     }
 }
