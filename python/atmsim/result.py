@@ -149,6 +149,53 @@ class Result:
     def wall_time_s(self) -> float | None:
         return self.summary.get("wall_time_s")
 
+    def workload(self, connection: str) -> dict[str, Any] | None:
+        """The workload results of one connection (``connections.NAME.workload``), or None."""
+        return self.connections.get(connection, {}).get("workload")
+
+    def workload_table(self, per: str = "member") -> pd.DataFrame:
+        """Workload results as a tidy table (docs/workloads.md).
+
+        ``per="member"`` (default): one row per connection, statement and member with the
+        statistics over its runs (``throughput_kBps_mean``, ``_min``, ``_max``, ``_std``, the same
+        for ``transaction_ms``); ``per="run"``: one row per run (``run``, ``start_s``, ``end_s``,
+        ``bytes``, ``units``, ``throughput_kBps``, ``transaction_ms_mean`` ...).
+        """
+        if per not in ("member", "run"):
+            raise ValueError(f"per must be 'member' or 'run', got {per!r}")
+        rows: list[dict[str, Any]] = []
+        for name, c in self.connections.items():
+            w = c.get("workload")
+            if not w:
+                continue
+            for si, st in enumerate(w["statements"]):
+                for m in st["members"]:
+                    base = {
+                        "connection": name,
+                        "statement": si,
+                        "line": st["line"],
+                        "text": st["text"],
+                        "member": m["connection"],
+                        "op": m["op"],
+                        "transport": w["transport"],
+                    }
+                    if per == "member":
+                        row = dict(base, runs=len(m["runs"]))
+                        for q in ("throughput_kBps", "transaction_ms"):
+                            stats = m.get(q) or {}
+                            for k in ("mean", "min", "max", "std"):
+                                row[f"{q}_{k}"] = stats.get(k, float("nan"))
+                        rows.append(row)
+                    else:
+                        for ri, r in enumerate(m["runs"]):
+                            row = dict(base, run=ri, start_s=r["start_s"], end_s=r["end_s"], bytes=r["bytes"],
+                                       units=r["units"], throughput_kBps=r["throughput_kBps"])
+                            t = r.get("transaction_ms") or {}
+                            for k in ("mean", "min", "max", "std"):
+                                row[f"transaction_ms_{k}"] = t.get(k, float("nan"))
+                            rows.append(row)
+        return pd.DataFrame(rows)
+
     def __repr__(self) -> str:
         sim = self.summary.get("sim_time_s")
         return (

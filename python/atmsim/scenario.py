@@ -118,6 +118,8 @@ class Provenance:
         self.file = file
         self.files: list[str] = []
         self._entries: dict[tuple[Token, ...], str] = {}
+        # workload scripts read from files: core key path of the script -> the file as shown
+        self.workload_files: dict[str, str] = {}
 
     def record(self, tokens: Iterable[Token], source: str) -> None:
         key = tuple(tokens)
@@ -498,6 +500,10 @@ def with_file(err: ScenarioError, provenance: Provenance | None) -> ScenarioErro
     """
     if err.file or provenance is None:
         return err
+    shown = getattr(provenance, "workload_files", {}).get(err.path)
+    if shown is not None:
+        # a script read from a file: "FILE: line L, column C: message"
+        return ScenarioError(shown, "", err.message)
     return ScenarioError(provenance.file_for(err.path), err.path, err.message)
 
 
@@ -563,6 +569,47 @@ def load_scenario(
     for label, extra in extra_overrides:
         apply_overrides(doc, extra, prov, label)
     resolve_traces(doc, prov.file_for)  # video traces: each file read once (traces.py)
+    resolve_workloads(doc, prov)  # workload scripts given as files
     if validate:
         check_document(doc, prov)
     return doc, prov
+
+
+def resolve_workloads(doc: dict[str, Any], prov: Provenance) -> None:
+    """Fill ``connections[i].source.workload.script`` from ``...workload.file`` (in place).
+
+    The file is relative to the scenario file that set the key (``--set``: to the current
+    directory), as trace files are (``traces.py``). The core parses the script; its errors at
+    ``...workload.script`` come back as ``FILE: line L, column C: message`` (``with_file``).
+    """
+    conns = doc.get("connections")
+    if not isinstance(conns, list):
+        return
+    for i, c in enumerate(conns):
+        src_spec = c.get("source") if isinstance(c, dict) else None
+        w = src_spec.get("workload") if isinstance(src_spec, dict) else None
+        if not isinstance(w, dict) or "file" not in w:
+            continue
+        key = f"connections[{i}].source.workload.file"
+        src = prov.file_for(key)
+        f = w["file"]
+        if not isinstance(f, str) or not f:
+            raise ScenarioError(src, key, "must be a file name (a string)")
+        if w.get("script") is not None:
+            raise ScenarioError(src, f"connections[{i}].source.workload.script", "give script or file, not both")
+        base = Path.cwd() if src.startswith("--") or not src else Path(src).parent
+        path = base / f
+        shown = os.fspath(path) if src and not src.startswith("--") else f
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ScenarioError(src, key, f"workload file not found: {shown}") from None
+        except IsADirectoryError:
+            raise ScenarioError(src, key, f"workload file is a directory: {shown}") from None
+        except UnicodeDecodeError:
+            raise ScenarioError(src, key, f"workload file {shown} is not UTF-8 text") from None
+        except OSError as e:
+            raise ScenarioError(src, key, f"cannot read workload file {shown}: {e.strerror or e}") from None
+        del w["file"]
+        w["script"] = text
+        prov.workload_files[f"connections[{i}].source.workload.script"] = shown

@@ -554,13 +554,31 @@ impl Builder<'_> {
     ) {
         use crate::host::socket::Socket;
         use crate::host::workload::{IdleRestart, Restart, Role, WorkloadHost, WorkloadParams};
-        use crate::scenario::{IdleRestartSpec, RestartSpec};
-        use crate::transport::tcp::Workload;
+        use crate::scenario::{IdleRestartSpec, RestartSpec, WorkloadTransport};
+        use crate::transport::xtpx::{XtpxReceiver, XtpxSender};
         let w = c.source.workload.as_ref().expect("validated: workload");
         let script = Arc::new(w.parsed());
         let k = w.connections(&script);
         let mut p = tcp_params(&c.source);
-        p.workload = Workload::App;
+        p.workload = crate::transport::tcp::Workload::App;
+        let xp = (w.transport == WorkloadTransport::Xtpx).then(|| {
+            let mut x = xtpx_params(&c.source);
+            x.workload = crate::transport::xtpx::Workload::App;
+            x
+        });
+        // one duplex end of the chosen transport
+        let end = || match w.transport {
+            WorkloadTransport::Tcp => {
+                AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone())))
+            }
+            WorkloadTransport::Xtpx => {
+                let x = xp.clone().expect("xtpx parameters");
+                AnyTransport::Xtpx(Box::new(XtpxEnd {
+                    sender: Some(XtpxSender::new(x.clone())),
+                    receiver: Some(XtpxReceiver::new(x)),
+                }))
+            }
+        };
         let params = WorkloadParams {
             restart: match w.restart {
                 RestartSpec::Run => Restart::Run,
@@ -573,6 +591,10 @@ impl Builder<'_> {
             },
             control_bytes: w.control_bytes as u64,
             start: secs_to_ps(c.source.start_s),
+            transport: match w.transport {
+                WorkloadTransport::Tcp => "tcp",
+                WorkloadTransport::Xtpx => "xtpx",
+            },
         };
         let route: Vec<String> = c.route.iter().rev().cloned().collect();
         let rev = flows.len();
@@ -583,11 +605,7 @@ impl Builder<'_> {
         flows[rev].sar.framed = true;
         let seed = self.sc.run.seed;
         let host = |role| {
-            let socks = (0..k)
-                .map(|_| {
-                    Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone()))))
-                })
-                .collect();
+            let socks = (0..k).map(|_| Socket::new(end())).collect();
             // both ends draw sizes from the same stream per connection
             let shared = (0..k)
                 .map(|i| stream(seed, &format!("connections.{}.workload#{i}", c.name)))

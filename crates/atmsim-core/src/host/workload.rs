@@ -79,6 +79,8 @@ pub struct WorkloadParams {
     pub control_bytes: u64,
     /// When the script starts.
     pub start: SimTime,
+    /// The transport's name for the results ("tcp", "xtpx").
+    pub transport: &'static str,
 }
 
 fn draw(d: &Dist, rng: &mut Rng) -> f64 {
@@ -161,7 +163,10 @@ pub struct Conn {
     read_target: u64,
     /// Bytes the application wrote (accepted by the socket).
     pub written: u64,
+    /// Since when nothing is unacknowledged (None: data outstanding).
     idle_since: Option<SimTime>,
+    /// When the last frame of this connection arrived (BSD resets `t_idle` on every segment).
+    last_rx: SimTime,
     /// Responder: the next (statement, statement run, member run) of its plan.
     pos: (usize, u32, u32),
     /// Initiator: member runs done in the current statement run.
@@ -228,6 +233,7 @@ impl WorkloadHost {
                 read_target: 0,
                 written: 0,
                 idle_since: Some(p.start),
+                last_rx: p.start,
                 pos: (0, 0, 0),
                 runs_done: 0,
                 recs: Vec::new(),
@@ -514,7 +520,8 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
                         }
                         Act::Write(n, m) => {
                             let fresh = std::mem::replace(&mut cur.fresh, false);
-                            restart_window(&mut c.sock, c.idle_since, p, fresh, now);
+                            let idle = c.idle_since.map(|t| t.max(c.last_rx));
+                            restart_window(&mut c.sock, c.idle_since, idle, p, fresh, now);
                             let rec = &mut c.recs[cur.rec];
                             if matches!(m, Mark::Data | Mark::Request) {
                                 rec.first_write.get_or_insert(now);
@@ -573,10 +580,15 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
     }
 }
 
-/// Before a write: a fresh run's window (restart = run), or BSD's restart after idle.
+/// Before a write: a fresh run's window (restart = run), or the restart after idle: `Always`
+/// when nothing was unacknowledged since before now, `Rto` (4.4BSD `tcp_output`: "We have been
+/// idle for "a while" and no acks are expected to clock out any data we send -- slow start to
+/// get ack "clock" running again") when also no segment arrived for one RTO. The window goes
+/// back to the initial window (BSD: one segment, the default initial window).
 fn restart_window(
     sock: &mut Socket,
     idle_since: Option<SimTime>,
+    quiet_since: Option<SimTime>,
     p: &WorkloadParams,
     fresh: bool,
     now: SimTime,
@@ -594,13 +606,15 @@ fn restart_window(
     if s.snd_una != s.snd_max {
         return; // not idle
     }
-    let Some(since) = idle_since else {
+    let (Some(since), Some(quiet)) = (idle_since, quiet_since) else {
         return;
     };
     let restart = match p.idle {
         IdleRestart::Never => false,
         IdleRestart::Always => now > since,
-        IdleRestart::Rto => now - since >= s.rto(),
+        // 4.4BSD tcp_output: idle && t_idle >= t_rxtcur (t_idle counts from the last segment
+        // received)
+        IdleRestart::Rto => now - quiet >= s.rto(),
     };
     if restart {
         s.cwnd = s.cwnd.min(iw);
@@ -629,6 +643,7 @@ impl Application for WorkloadHost {
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
         let k = seg.conn as usize;
         if let Some(c) = self.conns.get_mut(k) {
+            c.last_rx = ctx.now;
             c.sock
                 .on_frame(ctx.now, sdu, seg, &mut ConnOut { ctx, conn: k as u16 });
         }
@@ -722,7 +737,7 @@ pub fn workload_summary(init: &WorkloadHost, resp: Option<&WorkloadHost>) -> Wor
         }
     }
     WorkloadSummary {
-        transport: "tcp",
+        transport: init.p.transport,
         statements,
         complete: init.done_at.is_some(),
         end_s: init.done_at.map(s),

@@ -425,7 +425,10 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
     }
     if c.abr.is_some()
         || c.bidirectional
-        || matches!(c.source.kind, SourceKind::Tcp | SourceKind::Workload | SourceKind::Xtpx)
+        || matches!(
+            c.source.kind,
+            SourceKind::Tcp | SourceKind::Xtpx | SourceKind::Workload
+        )
     {
         return Err(ScenarioError::new(
             format!("{p}.connection"),

@@ -232,7 +232,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Tcp => &["tcp", "start_s", "bundle"],
         Xtpx => &["xtpx", "start_s", "bundle"],
         Video => &["video", "start_s", "stop_s"],
-        Workload => &["workload", "tcp", "start_s"],
+        Workload => &["workload", "tcp", "xtpx", "start_s"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default
@@ -353,26 +353,45 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             &format!("{p}.tcp"),
             s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
         )?,
+        Xtpx => validate_xtpx(
+            &format!("{p}.xtpx"),
+            s.xtpx.as_ref().unwrap_or(&XtpxSpec::default()),
+        )?,
         Workload => {
             let w = s.workload.as_ref().ok_or_else(|| {
                 ScenarioError::new(format!("{p}.workload"), "required for kind workload")
             })?;
             super::workload_spec::validate_workload(&format!("{p}.workload"), w)?;
-            validate_tcp(
-                &format!("{p}.tcp"),
-                s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
-            )?;
-            if s.tcp.as_ref().is_some_and(|t| t.bytes.is_some()) {
+            use super::WorkloadTransport as T;
+            let (unused, name) = match w.transport {
+                T::Tcp => (s.xtpx.is_some().then_some("xtpx"), "tcp"),
+                T::Xtpx => (s.tcp.is_some().then_some("tcp"), "xtpx"),
+            };
+            if let Some(k) = unused {
                 return Err(ScenarioError::new(
-                    format!("{p}.tcp.bytes"),
+                    format!("{p}.{k}"),
+                    format!("not used: the workload's transport is {name} (workload.transport)"),
+                ));
+            }
+            let bytes = match w.transport {
+                T::Tcp => {
+                    let t = s.tcp.clone().unwrap_or_default();
+                    validate_tcp(&format!("{p}.tcp"), &t)?;
+                    t.bytes.is_some()
+                }
+                T::Xtpx => {
+                    let x = s.xtpx.clone().unwrap_or_default();
+                    validate_xtpx(&format!("{p}.xtpx"), &x)?;
+                    x.bytes.is_some()
+                }
+            };
+            if bytes {
+                return Err(ScenarioError::new(
+                    format!("{p}.{name}.bytes"),
                     "the workload script says what is sent",
                 ));
             }
         }
-        Xtpx => validate_xtpx(
-            &format!("{p}.xtpx"),
-            s.xtpx.as_ref().unwrap_or(&XtpxSpec::default()),
-        )?,
         None | Video => {} // video: with the traces, in check_video
     }
     for k in ["rate_mbps", "peak_mbps"] {

@@ -26,14 +26,14 @@ pub enum SourceKind {
     /// A video stream over UDP (seed 004, `source.video`): frames of a trace at a frame rate,
     /// each frame in UDP datagrams up to the MTU; the receiver keeps frame metrics.
     Video,
-    /// A workload script (`source.workload`, seed 001 section 13, SPIMS): bulk transfers and
-    /// request-response over K transport connections bundled on the VC, an initiator at the
-    /// source and a responder at the destination (docs/workloads.md).
-    Workload,
     /// An XTPX connection (`source.xtpx`, seed 001 section 5.2): rate, window and error
     /// control, each switchable off; packets as AAL5 frames, status reports on the reverse
     /// direction.
     Xtpx,
+    /// A workload script (`source.workload`, seed 001 section 13, SPIMS): bulk transfers and
+    /// request-response over K transport connections bundled on the VC, an initiator at the
+    /// source and a responder at the destination (docs/workloads.md).
+    Workload,
 }
 
 /// TCP recovery from loss.

@@ -13,6 +13,9 @@ pub enum WorkloadTransport {
     /// TCP with the connection's `source.tcp` parameters (both directions).
     #[default]
     Tcp,
+    /// XTPX with the connection's `source.xtpx` parameters (both directions; seed 001 section
+    /// 5.2).
+    Xtpx,
 }
 
 /// When a transport connection's congestion window starts anew.
@@ -50,7 +53,8 @@ pub struct WorkloadSpec {
     /// (`atmsim`, the Python API) into `script`.
     #[serde(default)]
     pub file: Option<String>,
-    /// "tcp" (default).
+    /// "tcp" (default) or "xtpx": the transport of every connection, with the parameters of
+    /// `source.tcp` or `source.xtpx`.
     #[serde(default)]
     pub transport: WorkloadTransport,
     /// Transport connections on the VC (1..=1024; at least the largest parallel group).

@@ -219,3 +219,52 @@ fn same_seed_same_results() {
     let c = serde_json::to_string(&run(&sc2).summary()).unwrap();
     assert_ne!(a, c, "the sizes and interarrivals are random");
 }
+
+/// The same scenario over XTPX (`transport = "xtpx"`, `source.xtpx` instead of `source.tcp`).
+fn over_xtpx(mut sc: Value, xtpx: Value) -> Value {
+    let src = &mut sc["connections"][0]["source"];
+    src.as_object_mut().unwrap().remove("tcp");
+    src["xtpx"] = xtpx;
+    src["workload"]["transport"] = json!("xtpx");
+    sc
+}
+
+/// A rate-controlled XTPX bulk_get: B bytes per interval I, data units of B bytes: S units
+/// leave one per interval, so the run (first write to last byte read) lasts (S - 1) I plus at
+/// most one interval, the one-way delay and a frame's transmission: throughput ~ B / I whatever
+/// the RTT (seed 001 section 9).
+#[test]
+fn xtpx_rate_controlled_workload_runs_at_b_over_i() {
+    let (b, i_ms, units) = (8000u32, 20.0, 100u32);
+    for delay_ms in [1.0, 25.0] {
+        let sc = over_xtpx(
+            net(&format!("1 bulk_get {b}*{units};"), 1000.0, delay_ms, 9140, 65_535, json!({})),
+            json!({"rate_control": true, "burst_bytes": b, "interval_ms": i_ms}),
+        );
+        let w = workload(&run(&sc));
+        assert_eq!(w.transport, "xtpx");
+        let r = &w.statements[0].members[0].runs[0];
+        assert_eq!(r.bytes, (b * units) as u64);
+        let dur = r.end_s.unwrap() - r.start_s;
+        let lo = (units - 1) as f64 * i_ms / 1e3;
+        let hi = lo + i_ms / 1e3 + 2.0 * delay_ms / 1e3 + 2.0 * frame_s(9180, 1000.0);
+        assert!(dur >= lo && dur <= hi, "delay {delay_ms} ms: {dur} s not in [{lo}, {hi}]");
+    }
+}
+
+/// Bytes conserved per connection over XTPX too (a bidirectional bundle).
+#[test]
+fn xtpx_bundle_conserves_bytes() {
+    let script = "1 parallel: 1 bulk_get 20000*4 | 1 bulk_put bivalued(10,9000,0.5)*20 | 1 rr 3000,700*5;";
+    let sc = over_xtpx(net(script, 10.0, 2.0, 9140, 65_535, json!({})), json!({}));
+    let sim = run(&sc);
+    let w = workload(&sim);
+    assert!(w.complete);
+    let h = hosts(&sim);
+    for k in 0..3 {
+        for (tx, rx) in [(&h[0].conns[k], &h[1].conns[k]), (&h[1].conns[k], &h[0].conns[k])] {
+            assert_eq!(rx.sock.consumed() + rx.sock.delivered(), tx.written, "conn {k}");
+        }
+    }
+    assert_eq!(w.statements[0].members[0].runs[0].bytes, 80_000);
+}
