@@ -9,6 +9,7 @@
 
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
+use crate::host::stream::StreamWriter;
 use crate::host::video::{VideoReceiver, VideoSender};
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -41,6 +42,8 @@ pub enum AnySource {
     VideoTx(Box<VideoSender>),
     /// A video stream's receiver: UDP reassembly and frame metrics.
     VideoRx(Box<VideoReceiver>),
+    /// A bulk application writing TSDUs of one size through a socket (`host/stream.rs`).
+    Stream(Box<StreamWriter>),
 }
 
 impl AnySource {
@@ -63,6 +66,7 @@ impl Application for AnySource {
             AnySource::Transport(t) => transport_timer(ctx, t.next_timer()),
             AnySource::VideoTx(v) => v.start(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::Stream(w) => w.start(ctx),
         }
     }
     #[inline]
@@ -77,6 +81,7 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(v) => v.on_timer(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::Stream(w) => w.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -84,7 +89,10 @@ impl Application for AnySource {
             AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
-            AnySource::Transport(_) | AnySource::VideoTx(_) | AnySource::VideoRx(_) => {}
+            AnySource::Transport(_)
+            | AnySource::VideoTx(_)
+            | AnySource::VideoRx(_)
+            | AnySource::Stream(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -98,6 +106,7 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(_) => {}
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::Stream(w) => w.on_frame(ctx, sdu, seg),
         }
     }
 }
@@ -120,6 +129,7 @@ pub struct Endpoint {
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
     match app {
         AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
         _ => None,
     }
@@ -128,6 +138,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
 pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
         _ => None,
     }
@@ -146,4 +157,42 @@ pub fn video_ends<'a>(
         }
     }
     Some((tx?, rx?))
+}
+
+/// The host model's view of an endpoint (`sim/host.rs`): how it uses its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostUse {
+    /// Not through the host's protocol stack (cell-level applications, ABR end systems): the
+    /// host model does not apply.
+    None,
+    /// A stream (TCP) socket: header bytes per packet.
+    Stream,
+    /// A datagram (UDP) socket: received datagrams wait in the receive buffer for a read.
+    Datagram,
+}
+
+/// How endpoint model `app` uses its host, and the transport header bytes of its packets.
+pub fn host_use(app: &AnySource) -> (HostUse, u32) {
+    use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
+    match app {
+        AnySource::Transport(_) | AnySource::Stream(_) => (HostUse::Stream, TCP_IP_LLC_BYTES),
+        AnySource::VideoTx(_) | AnySource::VideoRx(_) => (HostUse::Datagram, HEADER_BYTES),
+        AnySource::App(_) | AnySource::Abr(_) | AnySource::AbrDest(_) => (HostUse::None, 0),
+    }
+}
+
+/// The stream writer of an endpoint, if it is one.
+pub fn stream_writer_mut(app: &mut AnySource) -> Option<&mut StreamWriter> {
+    match app {
+        AnySource::Stream(w) => Some(w),
+        _ => None,
+    }
+}
+
+/// The video sender of an endpoint, if it is one.
+pub fn video_sender(app: &AnySource) -> Option<&VideoSender> {
+    match app {
+        AnySource::VideoTx(v) => Some(v),
+        _ => None,
+    }
 }
