@@ -3,9 +3,8 @@
 Figure 28 has no table; the text states the rates (unrestricted, 500, 200, 20 KB/s), the setup
 (window 29,120 B, 50 KB buffers, TSDU 20 KB) and one value: with 12 connections each stream is
 restricted to 200 KB/s. Ours: k connections, at rate R = B / I,
-on the BALI LAN and on the WAN (the claim: the rate, not the RTT, sets the throughput). This
-build runs workload scripts over TCP only, so each XTPX connection is an infinite bulk transfer
-(``source.kind = "xtpx"``, ``bundle = k``) rather than the seed's 20 KB TSDUs.
+on the BALI LAN and on the WAN (the claim: the rate, not the RTT, sets the throughput): a
+workload over XTPX, one ``bulk_put`` member of TSDUs of 20,000 B per connection.
 """
 
 from __future__ import annotations
@@ -21,17 +20,27 @@ from .seed001_data import figure28
 SEED = "001_08abd1994ada50f6.txt"
 #: the rate's interval I (ms); the burst B = R x I (section 5.2: "R = B / I")
 INTERVAL_MS = 10.0
-#: simulated seconds per run (infinite transfers; no slow start under rate control)
-DURATION = {False: 10.0, True: 4.0}
+#: TSDU ("TSDU length = 20 KB", KB = 1,000 B as the scripts' 70 KB = 70000)
+TSDU = 20000
+#: seconds of sending per run at the rate R: TSDUs per connection N = max(2, ceil(R x T / TSDU));
+#: unrestricted: N = UNRESTRICTED_N
+SECONDS = {False: 8.0, True: 3.0}
+UNRESTRICTED_N = {False: 200, True: 50}
 TOLERANCE = 0.05
-#: override keys of the XTPX scenario files (source.kind = "xtpx", s22-xtpx)
-KEY_BUNDLE = "connections.pvc.source.bundle"
-KEY_BURST = "connections.pvc.source.xtpx.burst_bytes"
-KEY_INTERVAL = "connections.pvc.source.xtpx.interval_ms"
+#: override keys of the XTPX scenario files (a workload over XTPX, s22-work / s22-xtpx)
+KEY_SCRIPT = "connections.pvc.source.workload.script"
+KEY_XTPX = "connections.pvc.source.xtpx"
+
+
+def script(k: int, n: int) -> str:
+    """One run, k connections each writing n TSDUs of 20,000 B."""
+    if k == 1:
+        return f"1 bulk_put {TSDU}*{n};"
+    return "1 parallel: " + " | ".join([f"1 bulk_put {TSDU}*{n}"] * k) + ";"
 
 
 def xtpx_runs(quick: bool) -> list[RunSpec]:
-    from .seed001 import XTPX_CONNECTIONS, XTPX_RATES, missing, scenario
+    from .seed001 import DURATION_S, MTU, XTPX_CONNECTIONS, XTPX_RATES, missing, scenario
 
     out: list[RunSpec] = []
     for net in ("lan", "wan"):
@@ -39,16 +48,19 @@ def xtpx_runs(quick: bool) -> list[RunSpec]:
             continue
         for rate in XTPX_RATES[quick]:
             for k in XTPX_CONNECTIONS[quick]:
-                ov: dict[str, Any] = {KEY_BUNDLE: k, "run.duration_s": DURATION[quick], "run.sample_interval_s": 0.1}
+                xt: dict[str, Any] = {"window_bytes": 29120, "error_control": "selective_repeat", "mtu_bytes": MTU[net]}
                 if rate is None:
-                    ov["connections.pvc.source.xtpx"] = {"rate_control": False, "window_bytes": 29120,
-                                                         "error_control": "selective_repeat", "mtu_bytes": 9188 if net == "wan" else 9180}
+                    n = UNRESTRICTED_N[quick]
+                    xt["rate_control"] = False
                 else:
-                    ov[KEY_BURST] = int(round(rate * 1000 * INTERVAL_MS / 1000))
-                    ov[KEY_INTERVAL] = INTERVAL_MS
+                    n = max(2, math.ceil(rate * 1000 * SECONDS[quick] / TSDU))
+                    xt.update(rate_control=True, burst_bytes=int(round(rate * INTERVAL_MS)), interval_ms=INTERVAL_MS)
+                ov: dict[str, Any] = {KEY_SCRIPT: script(k, n), KEY_XTPX: xt, "run.duration_s": DURATION_S[net],
+                                      "run.sample_interval_s": DURATION_S[net] / 2000}
                 name = f"f28-{net}-{'unrestricted' if rate is None else f'r{rate}'}-k{k}"
                 out.append(RunSpec(name, scenario(net, "xtpx"), ov,
-                                   params={"net": net, "family": "xtpx", "figure": 28, "rate": rate, "connections": k}))
+                                   params={"net": net, "family": "xtpx", "figure": 28, "rate": rate, "connections": k,
+                                           "script": script(k, n)}))
     return out
 
 
@@ -61,10 +73,11 @@ def pvc_payload_xtpx_kBps(pvc_mbps: float, burst: int, mtu: int, header: int = 3
 
 
 def per_connection(result: Result, k: int) -> list[float]:
-    """Each connection's throughput, kB/s (the XTPX summary: connections.pvc.xtpx_bundle)."""
-    c = result.summary["connections"]["pvc"]
-    entries = c.get("xtpx_bundle") or ([c["xtpx"]] if "xtpx" in c else [])
-    return [float(e["throughput_kBps"]) for e in entries[:k] if isinstance(e.get("throughput_kBps"), (int, float))]
+    """Each connection's throughput, kB/s (members 0..k-1 of the workload's statement)."""
+    from .seed001_compare import throughput
+
+    vals = [throughput(result, m)[0] for m in range(k)]
+    return [v for v in vals if v is not None]
 
 
 def xtpx_rows(results: Mapping[str, Result], reference: dict[str, Any], specs: Sequence[RunSpec], claims: dict[str, Any]) -> list[Row]:
