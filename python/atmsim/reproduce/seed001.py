@@ -252,6 +252,12 @@ def _method() -> str:
   - Tables 19, 20 (script not printed): `{m['runs']} parallel: 1 rr 70000,1024*{m['count']} | k x 1 bulk_put 9000*N;`
     with N = {m['bulk']['wan']} on the WAN and {m['bulk']['lan']} on the LAN
     (k = 0: the rr alone); the bulk members must outlast the rr member, checked per run.
+- **Hosts**: the host model's presets `seed001-wan` / `seed001-lan` on the hosts
+  (docs/hosts.md); in this build their per-packet costs reach the workload's transports, their
+  per-TSDU costs and socket buffers do not (they apply to `source.tcp.tsdu_bytes` writers).
+- **XTPX** (Figure 28): a workload over XTPX, k members `bulk_put 20000*N` (N = R x 8 s / 20,000,
+  200 when unrestricted), window 29,120 B, R = B / I with I = 10 ms; ours is the mean of the k
+  connections' throughputs, compared with min(R, PVC payload / k).
 - **Units**: the seed's KB/s are 1,000 B/s (`data/seed001/tables.toml`: Table 11's rows give
   request x 50 / time with 1,000), the same unit as the workload summary's `throughput_kBps`.
 - **Bulk throughput** (Tables 9, 10, 13-18): the member's `throughput_kBps` (application bytes
