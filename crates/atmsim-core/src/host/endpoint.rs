@@ -9,6 +9,7 @@
 
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
+use crate::host::stream::StreamWriter;
 use crate::host::video::{VideoReceiver, VideoSender};
 use crate::host::workload::WorkloadHost;
 use crate::rng::Rng;
@@ -45,6 +46,8 @@ pub enum AnySource {
     VideoRx(Box<VideoReceiver>),
     /// One end of a workload script over K transport connections (`host/workload.rs`).
     Workload(Box<WorkloadHost>),
+    /// A bulk application writing TSDUs of one size through a socket (`host/stream.rs`).
+    Stream(Box<StreamWriter>),
 }
 
 impl AnySource {
@@ -68,6 +71,7 @@ impl Application for AnySource {
             AnySource::VideoTx(v) => v.start(ctx),
             AnySource::VideoRx(_) => {}
             AnySource::Workload(w) => w.start(ctx),
+            AnySource::Stream(w) => w.start(ctx),
         }
     }
     #[inline]
@@ -83,6 +87,7 @@ impl Application for AnySource {
             AnySource::VideoTx(v) => v.on_timer(ctx),
             AnySource::VideoRx(_) => {}
             AnySource::Workload(w) => w.on_timer(ctx),
+            AnySource::Stream(w) => w.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -93,7 +98,8 @@ impl Application for AnySource {
             AnySource::Transport(_)
             | AnySource::VideoTx(_)
             | AnySource::VideoRx(_)
-            | AnySource::Workload(_) => {}
+            | AnySource::Workload(_)
+            | AnySource::Stream(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -108,6 +114,7 @@ impl Application for AnySource {
             AnySource::VideoTx(_) => {}
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
             AnySource::Workload(w) => w.on_frame(ctx, sdu, seg),
+            AnySource::Stream(w) => w.on_frame(ctx, sdu, seg),
         }
     }
 }
@@ -130,6 +137,7 @@ pub struct Endpoint {
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
     match app {
         AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
         _ => None,
     }
@@ -138,6 +146,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
 pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
         _ => None,
     }
@@ -170,4 +179,42 @@ pub fn video_ends<'a>(
         }
     }
     Some((tx?, rx?))
+}
+
+/// The host model's view of an endpoint (`sim/host.rs`): how it uses its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostUse {
+    /// Not through the host's protocol stack (cell-level applications, ABR end systems): the
+    /// host model does not apply.
+    None,
+    /// A stream (TCP) socket: header bytes per packet.
+    Stream,
+    /// A datagram (UDP) socket: received datagrams wait in the receive buffer for a read.
+    Datagram,
+}
+
+/// How endpoint model `app` uses its host, and the transport header bytes of its packets.
+pub fn host_use(app: &AnySource) -> (HostUse, u32) {
+    use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
+    match app {
+        AnySource::Transport(_) | AnySource::Stream(_) => (HostUse::Stream, TCP_IP_LLC_BYTES),
+        AnySource::VideoTx(_) | AnySource::VideoRx(_) => (HostUse::Datagram, HEADER_BYTES),
+        AnySource::App(_) | AnySource::Abr(_) | AnySource::AbrDest(_) => (HostUse::None, 0),
+    }
+}
+
+/// The stream writer of an endpoint, if it is one.
+pub fn stream_writer_mut(app: &mut AnySource) -> Option<&mut StreamWriter> {
+    match app {
+        AnySource::Stream(w) => Some(w),
+        _ => None,
+    }
+}
+
+/// The video sender of an endpoint, if it is one.
+pub fn video_sender(app: &AnySource) -> Option<&VideoSender> {
+    match app {
+        AnySource::VideoTx(v) => Some(v),
+        _ => None,
+    }
 }
