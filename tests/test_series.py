@@ -22,9 +22,18 @@ def _tcp_over_abr(duration_s: float = 0.02) -> dict:
     return doc
 
 
+def _every_series(duration_s: float = 0.02) -> dict:
+    """TCP over ABR, and an XTPX connection beside it: every optional table has rows."""
+    doc = _tcp_over_abr(duration_s)
+    doc["connections"].append(
+        {"name": "x1", "route": ["h1", "S", "h2"], "category": "ubr", "source": {"kind": "xtpx", "xtpx": {"window_bytes": 65536}}}
+    )
+    return doc
+
+
 def test_the_core_declares_every_series() -> None:
     raw = _core.series_schema()
-    assert list(raw) == ["ports", "connections", "abr_sources", "abr_ports", "tcp"]
+    assert list(raw) == ["ports", "connections", "abr_sources", "abr_ports", "tcp", "xtpx"]
     schema = series_schema()
     for name, table in schema.items():
         assert table.doc, name
@@ -42,7 +51,7 @@ def test_the_core_declares_every_series() -> None:
 
 
 def test_series_columns_equal_the_declarations(tmp_path: Path) -> None:
-    r = atmsim.run(_tcp_over_abr())
+    r = atmsim.run(_every_series())
     schema = series_schema()
     assert r.series_names == sorted(schema)
     for name in r.series_names:
@@ -94,11 +103,13 @@ def test_abr_throughput_series_counts_data_cells_like_the_summary() -> None:
 def test_plots_follow_the_declarations(tmp_path: Path) -> None:
     from atmsim.plots import plot_all
 
-    r = atmsim.run(_tcp_over_abr())
+    r = atmsim.run(_every_series())
     names = sorted(p.name for p in plot_all(r, tmp_path))
     figures = {c.plot for t in series_schema().values() for c in t.columns if c.plot}
     assert names == sorted({f"{f}.png" for f in figures} | {"utilization.png"})
-    assert names == ["abr_ports.png", "acr.png", "cwnd.png", "queues.png", "throughput.png", "utilization.png"]
+    assert names == [
+        "abr_ports.png", "acr.png", "cwnd.png", "outstanding.png", "queues.png", "throughput.png", "utilization.png"
+    ]
 
 
 def test_cli_prints_the_series_declarations(capsys: pytest.CaptureFixture[str]) -> None:

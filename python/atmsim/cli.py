@@ -250,6 +250,25 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
             for row in rows:
                 row.append(_fmt(conns[row[0]].get("source_queue_max_cells")))
         parts.append(_table(headers, rows))
+    xtpx: dict[str, Any] = {}
+    for n, c in conns.items():
+        bundle = c.get("xtpx_bundle")
+        if bundle:
+            xtpx.update({f"{n}#{k}": x for k, x in enumerate(bundle)})
+        elif c.get("xtpx"):
+            xtpx[n] = c["xtpx"]
+    if xtpx:
+        columns = [
+            ("goodput Mb/s", "goodput_mbps", ".3f"),
+            ("kB/s", "throughput_kBps", ".1f"),
+            ("rate B/s", "rate_bytes_per_s", ".0f"),
+            ("bytes", "bytes_delivered", None),
+            ("packets", "packets_sent", None),
+            ("retransmitted", "retransmitted_packets", None),
+            ("timeouts", "timeouts", None),
+            ("done s", "completed_s", ".4f"),
+        ]
+        parts.append(_table(*_rows("XTPX connection", xtpx, columns)))
     calls = summary.get("calls") or {}
     if calls:
         columns = [

@@ -128,6 +128,10 @@ fn both_error_controls_deliver_every_byte_once_and_selective_repeat_resends_less
         );
     }
     assert!(gbn.connections["x"].cells_dropped > 0);
+    eprintln!(
+        "retransmitted packets: go_back_n {} (of {} sent), selective_repeat {} (of {} sent)",
+        g.retransmitted_packets, g.packets_sent, r.retransmitted_packets, r.packets_sent
+    );
     assert!(
         r.retransmitted_packets < g.retransmitted_packets,
         "sr {} gbn {}",

@@ -197,7 +197,9 @@ pub enum HostUse {
 pub fn host_use(app: &AnySource) -> (HostUse, u32) {
     use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
     match app {
-        AnySource::Transport(_) | AnySource::Stream(_) => (HostUse::Stream, TCP_IP_LLC_BYTES),
+        AnySource::Transport(_) | AnySource::Stream(_) | AnySource::Workload(_) => {
+            (HostUse::Stream, TCP_IP_LLC_BYTES)
+        }
         AnySource::VideoTx(_) | AnySource::VideoRx(_) => (HostUse::Datagram, HEADER_BYTES),
         AnySource::App(_) | AnySource::Abr(_) | AnySource::AbrDest(_) => (HostUse::None, 0),
     }

@@ -7,9 +7,12 @@ use super::{
     ScenarioError, SourceKind, SourceSpec, TcpSpec, XtpxSpec,
 };
 
+/// The largest burst and window, bytes (as TCP's largest scaled window, about 1 GB).
+const MAX_XTPX_BYTES: i64 = 1 << 30;
+
 /// The XTPX keys beyond the schema's ranges (seed 001 section 5.2's bad input: I = 0, B = 0, a
 /// window smaller than one packet).
-fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
+pub(crate) fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
     let err = |k: &str, m: String| Err(ScenarioError::new(format!("{p}.{k}"), m));
     if !(64..=crate::wire::AAL5_MAX_SDU as i64).contains(&x.mtu_bytes) {
         return err(
@@ -38,10 +41,10 @@ fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
     if x.rate_control {
         match x.burst_bytes {
             None => return err("burst_bytes", "required when rate_control = true".into()),
-            Some(b) if b < 1 => {
+            Some(b) if !(1..=MAX_XTPX_BYTES).contains(&b) => {
                 return err(
                     "burst_bytes",
-                    format!("B must be at least 1 byte per interval, got {b}"),
+                    format!("B must be in 1..=2^30 bytes per interval, got {b}"),
                 )
             }
             _ => {}
@@ -63,7 +66,16 @@ fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
             }
         }
     }
+    if !x.rate_control && x.window_bytes.is_none() {
+        return Err(ScenarioError::new(
+            p.to_string(),
+            "needs rate_control = true or window_bytes (or both): with neither nothing limits the sender (the host's interface is not a limit in this model)",
+        ));
+    }
     if let Some(w) = x.window_bytes {
+        if w > MAX_XTPX_BYTES {
+            return err("window_bytes", format!("must be at most 2^30, got {w}"));
+        }
         if w < x.payload() {
             return err(
                 "window_bytes",

@@ -19,23 +19,25 @@ pub enum XtpxErrorControlSpec {
     SelectiveRepeat,
 }
 
-/// XTPX parameters (`source.xtpx`). Every key is optional: an empty table is a bulk transfer
-/// with selective repeat and neither rate nor window flow control.
+/// XTPX parameters (`source.xtpx`). Rate control (`rate_control`, `burst_bytes`,
+/// `interval_ms`) or window flow control (`window_bytes`) is required; every other key is
+/// optional (a bulk transfer with selective repeat by default).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct XtpxSpec {
     /// Rate control on: at most burst_bytes payload bytes per interval_ms (R = B / I; seed 001
     /// section 5.2). Default false.
     pub rate_control: bool,
-    /// rate_control: B, payload bytes per interval (headers not counted; >= 1); required.
-    #[schemars(range(min = 1, max = 1125899906842624i64))]
+    /// rate_control: B, payload bytes per interval (headers not counted; 1..=2^30); required.
+    #[schemars(range(min = 1, max = 1073741824))]
     pub burst_bytes: Option<i64>,
     /// rate_control: I, the interval, ms (> 0); required.
     #[schemars(range(min = 1e-6, max = 1e9))]
     pub interval_ms: Option<f64>,
     /// Window flow control: the receiver's allocation beyond rseq, bytes (at least one
-    /// packet's payload). Absent: window flow control off.
-    #[schemars(range(min = 1, max = 1125899906842624i64))]
+    /// packet's payload, at most 2^30). Absent: window flow control off. Rate control or the
+    /// window (or both) must be on: with neither nothing limits the sender.
+    #[schemars(range(min = 1, max = 1073741824))]
     pub window_bytes: Option<i64>,
     /// "selective_repeat" (default), "go_back_n" or "none".
     pub error_control: XtpxErrorControlSpec,

@@ -256,7 +256,10 @@ fn xtpx_rate_controlled_workload_runs_at_b_over_i() {
 #[test]
 fn xtpx_bundle_conserves_bytes() {
     let script = "1 parallel: 1 bulk_get 20000*4 | 1 bulk_put bivalued(10,9000,0.5)*20 | 1 rr 3000,700*5;";
-    let sc = over_xtpx(net(script, 10.0, 2.0, 9140, 65_535, json!({})), json!({}));
+    let sc = over_xtpx(
+        net(script, 10.0, 2.0, 9140, 65_535, json!({})),
+        json!({"window_bytes": 65_535}),
+    );
     let sim = run(&sc);
     let w = workload(&sim);
     assert!(w.complete);
@@ -327,4 +330,31 @@ fn runs_and_statements_are_sequential() {
     }
     let last = st.members.iter().map(|m| m.runs.last().unwrap().end_s.unwrap()).fold(0.0, f64::max);
     assert!(w.statements[1].members[0].runs[0].start_s >= last);
+}
+
+/// On hosts with a model (seed 001's WAN preset: processing costs, a 16 KB socket send buffer)
+/// the workload runs to its end, each connection's bytes conserved, and it takes longer than
+/// on ideal hosts.
+#[test]
+fn a_workload_on_modelled_hosts_completes_and_conserves_bytes() {
+    let script = "1 parallel: 1 bulk_get 70000*10 | 1 bulk_put 30000*10 | 1 rr 20000,1024*10;";
+    let ideal = net(script, 10.0, 2.0, 9140, 65_535, json!({}));
+    let mut hosted = ideal.clone();
+    for n in [0, 1] {
+        hosted["nodes"][n]["host"] = json!({"preset": "seed001-wan"});
+    }
+    let mut ends = vec![];
+    for sc in [&ideal, &hosted] {
+        let sim = run(sc);
+        let w = workload(&sim);
+        assert!(w.complete);
+        let h = hosts(&sim);
+        for k in 0..3 {
+            for (tx, rx) in [(&h[0].conns[k], &h[1].conns[k]), (&h[1].conns[k], &h[0].conns[k])] {
+                assert_eq!(rx.sock.consumed() + rx.sock.delivered(), tx.written, "conn {k}");
+            }
+        }
+        ends.push(w.end_s.unwrap());
+    }
+    assert!(ends[1] > ends[0], "costs take time: {ends:?}");
 }
