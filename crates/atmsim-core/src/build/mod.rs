@@ -582,5 +582,12 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
                 w.socket.send_buffer = sb;
             }
         }
+        // a workload's sockets get the host's send buffer (docs/workloads.md)
+        if let AnySource::Workload(w) = &mut ep.app {
+            let sb = sim.hosts.cpus[c as usize].p.send_buffer;
+            if sb != u64::MAX {
+                w.set_send_buffer(sb);
+            }
+        }
     }
 }

@@ -197,7 +197,6 @@ pub enum HostUse {
 pub fn host_use(app: &AnySource) -> (HostUse, u32) {
     use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
     match app {
-        // the workload runner's transports (merge of s22-work and s22-host: counted as TCP's)
         AnySource::Transport(_) | AnySource::Stream(_) | AnySource::Workload(_) => {
             (HostUse::Stream, TCP_IP_LLC_BYTES)
         }

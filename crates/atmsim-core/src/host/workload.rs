@@ -251,6 +251,14 @@ impl WorkloadHost {
         }
     }
 
+    /// Every socket's send buffer, bytes (the host model's; a write takes what fits, the rest
+    /// is written as room frees).
+    pub fn set_send_buffer(&mut self, bytes: u64) {
+        for c in &mut self.conns {
+            c.sock.send_buffer = bytes;
+        }
+    }
+
     /// The earliest time the end needs a call.
     pub fn next_timer(&self) -> Option<SimTime> {
         let mut t = (!self.started).then_some(self.p.start);

@@ -256,7 +256,10 @@ fn xtpx_rate_controlled_workload_runs_at_b_over_i() {
 #[test]
 fn xtpx_bundle_conserves_bytes() {
     let script = "1 parallel: 1 bulk_get 20000*4 | 1 bulk_put bivalued(10,9000,0.5)*20 | 1 rr 3000,700*5;";
-    let sc = over_xtpx(net(script, 10.0, 2.0, 9140, 65_535, json!({})), json!({}));
+    let sc = over_xtpx(
+        net(script, 10.0, 2.0, 9140, 65_535, json!({})),
+        json!({"window_bytes": 65_535}),
+    );
     let sim = run(&sc);
     let w = workload(&sim);
     assert!(w.complete);
@@ -267,4 +270,91 @@ fn xtpx_bundle_conserves_bytes() {
         }
     }
     assert_eq!(w.statements[0].members[0].runs[0].bytes, 80_000);
+}
+
+/// A homogeneous unidirectional bundle on a link-limited path (seed 001 section 8.1): four
+/// bulk_get connections share the 10 Mb/s link; together they carry the link's payload rate
+/// (MSS 9140: 9140 B in 192 cells of 53 B, 89.8 %) less the reverse control messages' share
+/// (none on this direction); each connection gets its own throughput.
+#[test]
+fn a_bundle_shares_the_link_payload_rate() {
+    let script = "1 parallel 4: 1 bulk_get 9140*60 | 1 bulk_get 9140*60 | 1 bulk_get 9140*60 | 1 bulk_get 9140*60;";
+    let mut sc = net(script, 10.0, 0.5, 9140, 65_535, json!({}));
+    sc["nodes"][0]["buffer_cells"] = json!(100_000);
+    sc["nodes"][1]["buffer_cells"] = json!(100_000);
+    sc["nodes"][2]["buffer_cells"] = json!(100_000);
+    let w = workload(&run(&sc));
+    assert!(w.complete);
+    let ms = &w.statements[0].members;
+    assert_eq!(ms.len(), 4);
+    let start = ms.iter().map(|m| m.runs[0].start_s).fold(f64::INFINITY, f64::min);
+    let end = ms.iter().map(|m| m.runs[0].end_s.unwrap()).fold(0.0, f64::max);
+    let bytes: u64 = ms.iter().map(|m| m.runs[0].bytes).sum();
+    assert_eq!(bytes, 4 * 60 * 9140);
+    let payload_rate = 10e6 / 8.0 * 9140.0 / (192.0 * 53.0);
+    let agg = bytes as f64 / (end - start);
+    assert!(agg <= payload_rate && agg > 0.97 * payload_rate, "{agg} B/s vs {payload_rate}");
+    for m in ms {
+        let tp = m.throughput_kbps.unwrap().mean * 1e3;
+        assert!(tp > 0.0 && tp <= payload_rate, "{tp}");
+    }
+}
+
+/// Members with several runs run them in turn, the statement's runs one after the other, and
+/// the next statement starts when every member of the previous one has ended.
+#[test]
+fn runs_and_statements_are_sequential() {
+    let script = "2 parallel: 3 bulk_get 3000*2 | 1 rr 100,100*2 | 2 bulk_put 500*3;\n1 rr 10,10*1;";
+    let w = workload(&run(&net(script, 10.0, 1.0, 9140, 65_535, json!({}))));
+    assert!(w.complete);
+    let st = &w.statements[0];
+    let want = [6, 2, 4];
+    for (m, n) in st.members.iter().zip(want) {
+        assert_eq!(m.runs.len(), n, "{}", m.op);
+        for p in m.runs.windows(2) {
+            assert!(p[1].start_s >= p[0].end_s.unwrap(), "{}", m.op);
+        }
+    }
+    // the statement's second run starts after every member's first-run share ended
+    let first_end = |m: &crate::metrics::workload::MemberSummary, per: usize| {
+        m.runs[per - 1].end_s.unwrap()
+    };
+    let barrier = st
+        .members
+        .iter()
+        .zip([3, 1, 2])
+        .map(|(m, per)| first_end(m, per))
+        .fold(0.0, f64::max);
+    for (m, per) in st.members.iter().zip([3usize, 1, 2]) {
+        assert!(m.runs[per].start_s >= barrier, "{}", m.op);
+    }
+    let last = st.members.iter().map(|m| m.runs.last().unwrap().end_s.unwrap()).fold(0.0, f64::max);
+    assert!(w.statements[1].members[0].runs[0].start_s >= last);
+}
+
+/// On hosts with a model (seed 001's WAN preset: processing costs, a 16 KB socket send buffer)
+/// the workload runs to its end, each connection's bytes conserved, and it takes longer than
+/// on ideal hosts.
+#[test]
+fn a_workload_on_modelled_hosts_completes_and_conserves_bytes() {
+    let script = "1 parallel: 1 bulk_get 70000*10 | 1 bulk_put 30000*10 | 1 rr 20000,1024*10;";
+    let ideal = net(script, 10.0, 2.0, 9140, 65_535, json!({}));
+    let mut hosted = ideal.clone();
+    for n in [0, 1] {
+        hosted["nodes"][n]["host"] = json!({"preset": "seed001-wan"});
+    }
+    let mut ends = vec![];
+    for sc in [&ideal, &hosted] {
+        let sim = run(sc);
+        let w = workload(&sim);
+        assert!(w.complete);
+        let h = hosts(&sim);
+        for k in 0..3 {
+            for (tx, rx) in [(&h[0].conns[k], &h[1].conns[k]), (&h[1].conns[k], &h[0].conns[k])] {
+                assert_eq!(rx.sock.consumed() + rx.sock.delivered(), tx.written, "conn {k}");
+            }
+        }
+        ends.push(w.end_s.unwrap());
+    }
+    assert!(ends[1] > ends[0], "costs take time: {ends:?}");
 }
