@@ -221,7 +221,7 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
 def test_list(capsys) -> None:
     assert main(["reproduce", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["seed000", "seed002", "seed003", "seed004"]
+    assert [line.split(":")[0] for line in lines] == ["seed000", "seed001", "seed002", "seed003", "seed004"]
     assert all(not line.split(": ", 1)[1].startswith(line.split(":")[0]) for line in lines), "name printed twice"
 
 
