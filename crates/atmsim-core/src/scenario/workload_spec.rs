@@ -50,7 +50,7 @@ pub struct WorkloadSpec {
     #[serde(default)]
     pub script: Option<String>,
     /// A file holding the script, relative to the scenario file; read by the front end
-    /// (`atmsim`, the Python API) into `script`.
+    /// (`atmsim`, the Python API) into `script`. Absent: the script is `script`.
     #[serde(default)]
     pub file: Option<String>,
     /// "tcp" (default) or "xtpx": the transport of every connection, with the parameters of

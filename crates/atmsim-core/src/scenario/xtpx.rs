@@ -26,7 +26,7 @@ pub enum XtpxErrorControlSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct XtpxSpec {
     /// Rate control on: at most burst_bytes payload bytes per interval_ms (R = B / I; seed 001
-    /// section 5.2). Default false.
+    /// section 5.2; default false).
     pub rate_control: bool,
     /// rate_control: B, payload bytes per interval (headers not counted; 1..=2^30); required.
     #[schemars(range(min = 1, max = 1073741824))]
