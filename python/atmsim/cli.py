@@ -254,7 +254,8 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
     for n, c in conns.items():
         bundle = c.get("xtpx_bundle")
         if bundle:
-            xtpx.update({f"{n}#{k}": x for k, x in enumerate(bundle)})
+            width = len(str(len(bundle) - 1))
+            xtpx.update({f"{n}#{k:0{width}d}": x for k, x in enumerate(bundle)})
         elif c.get("xtpx"):
             xtpx[n] = c["xtpx"]
     if xtpx:

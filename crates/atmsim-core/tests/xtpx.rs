@@ -67,6 +67,11 @@ fn rate_limited_throughput_is_b_over_i_whatever_the_round_trip() {
         let c = &s.connections["x"];
         let rx_cells = c.throughput_mbps * 1e6 * 2.0 / 384.0;
         assert!((rx_cells - 200.0 * cells as f64).abs() < 1e-6, "{rx_cells}");
+        eprintln!(
+            "B {b} B per I {i_ms} ms, {km} km: {} kB/s (R = {} kB/s), {rx_cells} cells",
+            t.throughput_kbytes_s,
+            t.rate_bytes_per_s.unwrap() / 1e3
+        );
         got.push(t.goodput_mbps);
     }
     assert_eq!(got[0], got[1], "the same throughput for both round trips");
@@ -89,6 +94,10 @@ fn window_limited_throughput_is_window_over_rtt() {
         let t = xtpx(&s);
         let rtt = 2.0 * km * 5e-6 + (192.0 + 2.0 + 2.0 + 2.0) * cell_time();
         let expect = w as f64 * 8.0 / rtt / 1e6;
+        eprintln!(
+            "window {w} B, {km} km: goodput {:.3} Mb/s, window / RTT {expect:.3} Mb/s",
+            t.goodput_mbps
+        );
         assert!(
             (t.goodput_mbps / expect - 1.0).abs() < 0.01,
             "{km} km: {} vs {expect}",
