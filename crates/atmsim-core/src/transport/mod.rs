@@ -101,6 +101,8 @@ impl AnyTransport {
     pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.read(now, bytes, out),
+            // XTPX's window is the receiver's allocation, not the application's reads
+            AnyTransport::Xtpx(_) => {}
         }
     }
     /// In-order bytes delivered to the application so far (0 for an end that does not
