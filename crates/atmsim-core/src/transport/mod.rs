@@ -101,7 +101,7 @@ impl AnyTransport {
     pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.read(now, bytes, out),
-            // XTPX's receiver allocation is not tied to reads in this model (merge fix)
+            // XTPX's window is the receiver's allocation, not the application's reads
             AnyTransport::Xtpx(_) => {}
         }
     }
