@@ -47,10 +47,12 @@ pub const ECNTL_INFO_BYTES: u32 = 24;
 /// One span of an ECNTL: two 8-byte sequence numbers.
 pub const SPAN_BYTES: u32 = 16;
 
-/// [`crate::wire::SegHdr::flags`]: the sender asks for a status report (XTP's SREQ).
-pub const XF_SREQ: u8 = 1 << 2;
+/// [`crate::wire::SegHdr::flags`]: the sender asks for a status report (XTP's SREQ). The XTPX
+/// bits are 4 and 5, clear of the generic `SEG_DATA` / `SEG_ACK` (bits 0, 1) and of TCP's
+/// window flag (bit 2).
+pub const XF_SREQ: u8 = 1 << 4;
 /// [`crate::wire::SegHdr::flags`]: one gap of an ECNTL (`ack`..`seq` missing).
-pub const XF_SPAN: u8 = 1 << 3;
+pub const XF_SPAN: u8 = 1 << 5;
 
 /// Error control (seed 001 section 5.2: "XTPX's error control mechanisms include selective
 /// repeat and go-back-n").
