@@ -100,7 +100,8 @@ use std::process::Command;
 use std::time::Instant;
 
 /// A dumbbell: `pairs` source hosts into switch A, A to B, B to as many sink hosts; `vcs` VCs per
-/// pair at `mbps` each; `stagger`: VC k of n starts at k/n of its cell interval; `ab`: the A-B
+/// pair at `mbps` each; `stagger`: VC k of n starts at k/n of its cell interval (k counts the
+/// pairs first, so a pair's VCs are spread over the interval); `ab`: the A-B
 /// link's keys besides its ends (JSON object members). Written as text directly (no JSON tree),
 /// so that building the document adds little to the case's peak memory.
 fn dumbbell(pairs: usize, vcs: usize, mbps: f64, ab: &str, stagger: bool, duration: f64) -> String {
@@ -124,7 +125,9 @@ fn dumbbell(pairs: usize, vcs: usize, mbps: f64, ab: &str, stagger: bool, durati
         )
         .unwrap();
         for v in 0..vcs {
-            let k = (i - 1) * vcs + v;
+            // interleaved over the hosts: each host's VCs are spread over the whole interval, so
+            // each host link carries its 12 Mb/s evenly, as in (c)
+            let k = v * pairs + (i - 1);
             let start = if stagger && k > 0 {
                 // VC k of n: k/n of the cell interval, rounded to whole picoseconds
                 let start_ps = (interval_s * 1e12 * k as f64 / n as f64).round();
