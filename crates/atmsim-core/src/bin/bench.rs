@@ -562,8 +562,13 @@ fn main() {
     show("(f) / (a) cell-hops/s", f_over_a, ">= 0.8");
     show("(d) / (a) cell-hops/s", d_over_a, ">= 0.6");
     show(
-        "(d) memory per VC, bytes, against (c)",
+        "(d) peak RSS per VC, bytes, against (c)",
         mem_per_vc,
+        "<= 2048",
+    );
+    show(
+        "(d) peak heap of the run per VC, bytes, against (c)",
+        heap_per_vc,
         "<= 2048",
     );
     show("(b) / (a) wall cost per cell-hop", b_over_a, "<= 1.3");
