@@ -90,8 +90,8 @@ pub fn run(duration_s: f64) -> Outcome {
 
     let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::new();
     let mut seq = 0u64;
-    for i in 0..SOURCES {
-        sources[i].start(0);
+    for (i, s) in sources.iter_mut().enumerate() {
+        s.start(0);
         seq += 1;
         heap.push(Reverse(key(0, seq, i as u32)));
     }
