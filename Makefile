@@ -58,7 +58,10 @@ regress: build
 regress-record: build
 	$(VPY) tools/regress.py record
 
+# atmsim-bench: cases (a)-(f) and the reference, instruction counts when valgrind is installed
+# (apt-get install -y valgrind); every writer merges its own key into target/bench.json.
 bench: build
+	$(VPY) tools/bench_scenario_json.py scenarios/seed000/sat-sat.toml target/bench_f_satsat.json --duration 20
 	cargo run --release -p atmsim-core --bin atmsim-bench
 	$(VPY) tools/bench_memory.py
 	$(VPY) tools/bench_seed004.py

@@ -2,7 +2,7 @@
 with 1 ms sampling, at several simulated durations, each run in a child process of its own.
 
 The series stream to Parquet row groups while the run goes, so the peak should not grow with the
-duration. Not a timed test: speed figures from a shared machine mean nothing; memory does.
+duration. The peaks are merged into ``target/bench.json`` under the key ``memory``. Not a timed test: speed figures from a shared machine mean nothing; memory does.
 
     .venv/bin/python tools/bench_memory.py [DURATION_S ...]      (default: 11 110 1000)
 """
@@ -51,6 +51,11 @@ def main(argv: list[str]) -> int:
     print("memory benchmark: peak RSS of `atmsim run scenarios/examples/demo.toml` (child processes)")
     peaks = [peak_rss_mb(d) for d in durations]
     print(f"  growth from {durations[0]:g} s to {durations[-1]:g} s: {peaks[-1] - peaks[0]:+.1f} MB")
+    from bench_seed004 import merge_bench_json
+
+    merge_bench_json({"scenario": "scenarios/examples/demo.toml", "sample_interval_s": 0.001,
+                      "peak_rss_mb": dict(zip((f"{d:g}" for d in durations), peaks))}, key="memory")
+    print("wrote the memory key of target/bench.json")
     return 0
 
 

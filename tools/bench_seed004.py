@@ -94,17 +94,19 @@ def run_one(fabric: str, duration_s: float) -> dict:
     return r
 
 
-def merge_bench_json(entry: dict, path: Path = BENCH_JSON) -> None:
-    """Write ``entry`` under ``seed004`` in ``path``, keeping every other key."""
+def merge_bench_json(entry: dict, path: Path = BENCH_JSON, key: str = "seed004") -> None:
+    """Write ``entry`` under ``key`` in ``path``, keeping every other key (every writer of
+    ``target/bench.json`` merges its own key: ``core`` from ``atmsim-bench``, ``memory`` from
+    ``tools/bench_memory.py``, ``seed004`` from here)."""
     data: dict = {}
     if path.exists():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
-            raise SystemExit(f"bench_seed004: {path} is not JSON; not overwriting it")
+            raise SystemExit(f"bench: {path} is not JSON; not overwriting it")
         if not isinstance(data, dict):
-            raise SystemExit(f"bench_seed004: {path} is not a JSON object; not overwriting it")
-    data["seed004"] = entry
+            raise SystemExit(f"bench: {path} is not a JSON object; not overwriting it")
+    data[key] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -857,3 +857,26 @@ fn vsvd_queue_drains_after_a_transient() {
     let q = s.connections["s1.seg1"].source_queue_final_cells.unwrap();
     assert!(q > 1_000, "no queue term: s1.seg1 VS queue {q} at the end");
 }
+
+#[test]
+fn erica_keeps_per_vc_state_only_for_the_vcs_crossing_its_port() {
+    // issue 13: a port's per-VC state grows with the VCs crossing it, not with the network's
+    use atmsim_core::abr::switch::PortScheme;
+    let sc = n_sources(3, 1.0, erica(0.005), 0.01, vec![]);
+    let sim = build_from_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let mut erica_ports = 0;
+    for (p, port) in sim.ports.iter().enumerate() {
+        if let PortScheme::Erica(e) = &port.scheme {
+            let crossing = sim
+                .flows
+                .iter()
+                .filter(|f| f.ports.contains(&(p as u32)))
+                .count();
+            assert_eq!(e.vcs.len(), crossing, "port {p}");
+            assert!(crossing < sim.flows.len());
+            erica_ports += 1;
+        }
+    }
+    // A's four ports: to B (the three forward flows) and back to each source (one backward flow)
+    assert_eq!(erica_ports, 4);
+}

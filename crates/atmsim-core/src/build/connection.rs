@@ -52,6 +52,7 @@ impl Builder<'_> {
             route: route.to_vec(),
             sar: Sar::new(frame),
             rx: Vec::new(),
+            vc_slot: Vec::new(),
             pair: NONE,
             backward,
             vs_endpoint: NONE,

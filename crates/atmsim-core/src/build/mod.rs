@@ -440,8 +440,25 @@ impl Simulation {
                 fd.vcs = vec![FD_IDLE; n_flows];
             }
         }
+        // per-VC state of a port's ABR scheme only for the flows that cross it
+        let mut crossing = vec![0u32; sim.ports.len()];
+        for flow in sim.flows.iter_mut() {
+            let mut slots: Vec<u32> = Vec::with_capacity(flow.ports.len());
+            for (h, &p) in flow.ports.iter().enumerate() {
+                let again = flow.ports[..h].iter().position(|&q| q == p);
+                slots.push(match again {
+                    Some(k) => slots[k],
+                    None => {
+                        crossing[p as usize] += 1;
+                        crossing[p as usize] - 1
+                    }
+                });
+            }
+            flow.vc_slot = slots;
+        }
         for (i, p) in sim.ports.iter_mut().enumerate() {
-            if let Some(d) = p.scheme.start(p.rate_bps as f64 / 1e6, n_flows) {
+            let vcs = crossing[i] as usize;
+            if let Some(d) = p.scheme.start(p.rate_bps as f64 / 1e6, vcs) {
                 sim.queue.push(d, Event::AbrInterval(i as u32));
             }
         }

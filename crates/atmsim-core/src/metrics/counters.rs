@@ -75,16 +75,26 @@ pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
 
 /// A log-linear histogram of delays in picoseconds: exact below 128 ps, then 64 bins per power of
 /// two (relative bin width at most 1/64), 3,776 bins over the whole u64 range. Used for delay
-/// quantiles (1-point CDV, ITU-T I.356) without storing every delay. The bins (15 KB) are
-/// allocated at the first recorded delay, so a flow that delivers nothing costs none.
+/// quantiles (1-point CDV, ITU-T I.356) without storing every delay.
+///
+/// Memory follows the bins in use, not the range (issue 13: a flow's dense bins are 15 KB, and a
+/// network of 15,000 VCs held 225 MB of them): a histogram starts empty, keeps its first distinct
+/// bins as a sorted list of (bin, count) pairs (8 bytes a bin), and turns into the dense array
+/// only once more than [`DelayHistogram::SPARSE_BINS`] distinct bins are in use. Both forms hold
+/// the same counts per bin, so the quantiles do not depend on the form.
 #[derive(Clone, Debug, Default)]
 pub struct DelayHistogram {
+    /// Dense counts per bin (empty while the histogram is sparse).
     counts: Vec<u32>,
+    /// Sparse form: (bin, count), sorted by bin; empty once dense.
+    sparse: Vec<(u32, u32)>,
     total: u64,
 }
 
 impl DelayHistogram {
     pub const BINS: usize = 59 * 64;
+    /// Distinct bins kept in the sparse form (512 bytes) before the dense array (15 KB) replaces it.
+    pub const SPARSE_BINS: usize = 64;
 
     #[inline]
     fn bin(v: u64) -> usize {
@@ -111,15 +121,40 @@ impl DelayHistogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        if self.counts.is_empty() {
-            self.counts = vec![0; Self::BINS];
-        }
-        self.counts[Self::bin(v)] += 1;
+        let b = Self::bin(v);
         self.total += 1;
+        if let Some(c) = self.counts.get_mut(b) {
+            *c += 1;
+        } else {
+            self.record_sparse(b as u32);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_sparse(&mut self, b: u32) {
+        match self.sparse.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(i) => self.sparse[i].1 += 1,
+            Err(i) if self.sparse.len() < Self::SPARSE_BINS => self.sparse.insert(i, (b, 1)),
+            Err(_) => {
+                let mut counts = vec![0u32; Self::BINS];
+                for &(k, c) in &self.sparse {
+                    counts[k as usize] = c;
+                }
+                counts[b as usize] += 1;
+                self.counts = counts;
+                self.sparse = Vec::new();
+            }
+        }
     }
 
     pub fn count(&self) -> u64 {
         self.total
+    }
+
+    /// Whether the dense array is in use (for tests of the memory use).
+    pub fn is_dense(&self) -> bool {
+        !self.counts.is_empty()
     }
 
     /// The q-quantile (0 < q <= 1): the upper edge of the bin holding the ceil(q x n)-th value,
@@ -130,7 +165,9 @@ impl DelayHistogram {
         }
         let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
         let mut seen = 0u64;
-        for (i, &c) in self.counts.iter().enumerate() {
+        let dense = self.counts.iter().enumerate().map(|(i, &c)| (i, c));
+        let sparse = self.sparse.iter().map(|&(i, c)| (i as usize, c));
+        for (i, c) in dense.chain(sparse) {
             seen += c as u64;
             if seen >= rank {
                 return Some(Self::range(i).1);
@@ -222,17 +259,63 @@ mod tests {
     #[test]
     fn histogram_allocates_at_its_first_delay_and_gives_quantiles() {
         let mut h = DelayHistogram::default();
-        assert!(h.counts.is_empty() && h.quantile(0.5).is_none());
+        assert!(h.counts.is_empty() && h.sparse.is_empty() && h.quantile(0.5).is_none());
         for v in 1..=1000u64 {
             h.record(v * 1_000);
         }
         assert_eq!((h.counts.len(), h.count()), (DelayHistogram::BINS, 1000));
+        assert!(h.sparse.is_empty());
         // the 0.999 quantile is the 999th value's bin's upper edge: within 1/64 above it
         let q = h.quantile(0.999).unwrap();
         assert!(
             q >= 999_000 && q as f64 <= 999_000.0 * (1.0 + 1.0 / 64.0),
             "{q}"
         );
+    }
+
+    #[test]
+    fn sparse_and_dense_forms_give_the_same_quantiles() {
+        // the same delays into a histogram that stays sparse and one made dense from the start
+        let mut x: u64 = 88172645463325252;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for distinct in [
+            1usize,
+            7,
+            DelayHistogram::SPARSE_BINS,
+            DelayHistogram::SPARSE_BINS + 1,
+        ] {
+            // `distinct` values, each in a bin of its own (the lowest value of bins 200, 237, ...)
+            let values: Vec<u64> = (0..distinct)
+                .map(|k| DelayHistogram::range(200 + 37 * k).0)
+                .collect();
+            let mut sparse = DelayHistogram::default();
+            let mut dense = DelayHistogram {
+                counts: vec![0; DelayHistogram::BINS],
+                ..Default::default()
+            };
+            for _ in 0..5000 {
+                let v = values[(next() % distinct as u64) as usize];
+                sparse.record(v);
+                dense.record(v);
+            }
+            let bins: std::collections::BTreeSet<usize> =
+                values.iter().map(|&v| DelayHistogram::bin(v)).collect();
+            assert_eq!(bins.len(), distinct);
+            assert_eq!(sparse.is_dense(), distinct > DelayHistogram::SPARSE_BINS);
+            assert_eq!(sparse.count(), dense.count());
+            for q in [0.001, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0] {
+                assert_eq!(
+                    sparse.quantile(q),
+                    dense.quantile(q),
+                    "{distinct} bins, q {q}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -27,6 +27,10 @@ pub struct Flow {
     pub route: Vec<String>,
     /// Output ports along the route, the sending host's first.
     pub ports: Vec<u32>,
+    /// Per hop: this flow's index among the flows crossing that hop's port, where the port's
+    /// ABR scheme keeps per-VC state (so a port holds state only for the VCs that cross it,
+    /// issue 13); the same index wherever a route crosses a port twice. Filled by the builder.
+    pub(crate) vc_slot: Vec<u32>,
     /// Segmentation at the sending host, reassembly at the receiving one (AAL5).
     pub(crate) sar: Sar,
     /// The endpoints at the receiving host that take this flow's cells, by transport connection

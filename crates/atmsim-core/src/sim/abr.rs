@@ -11,9 +11,10 @@ use crate::wire::Cell;
 impl Simulation {
     /// An ABR cell enters a port with a feedback scheme (before buffer admission: the offered load).
     pub(crate) fn abr_input(&mut self, p: u32, cell: &mut Cell) {
+        let vc = self.flows[cell.flow as usize].vc_slot[cell.hop as usize];
         let port = &mut self.ports[p as usize];
         let q = port.queue.class_len[Category::Abr as usize];
-        if port.scheme.on_forward(q, cell) {
+        if port.scheme.on_forward(q, vc, cell) {
             self.close_interval(p);
         }
     }
@@ -46,9 +47,12 @@ impl Simulation {
     /// A backward RM cell of `flow` is at the node that owns the forward port `fp` of its VC:
     /// that port's scheme writes its feedback into the cell.
     pub(crate) fn abr_feedback(&mut self, fp: u32, fwd_flow: u32, cell: &mut Cell) {
+        let f = &self.flows[fwd_flow as usize];
+        let h = f.ports.iter().position(|&p| p == fp);
+        let vc = f.vc_slot[h.expect("a VC's feedback port is on its forward route")];
         let port = &mut self.ports[fp as usize];
         let q = port.queue.class_len[Category::Abr as usize];
-        port.scheme.on_backward(fwd_flow, q, &mut cell.rm);
+        port.scheme.on_backward(vc, q, &mut cell.rm);
     }
 
     /// A virtual destination's turned-around RM cell (the coupling of a VS/VD switch's two

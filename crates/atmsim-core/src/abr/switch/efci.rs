@@ -37,7 +37,7 @@ pub struct Efci<'a>(pub &'a mut Thresholds);
 
 impl SwitchScheme for Efci<'_> {
     #[inline]
-    fn on_forward(&mut self, abr_queue: u32, cell: &mut Cell) -> bool {
+    fn on_forward(&mut self, abr_queue: u32, _vc: u32, cell: &mut Cell) -> bool {
         PortScheme::mark_efci(self.0, abr_queue, cell);
         false
     }

@@ -147,8 +147,9 @@ impl IntervalRecord {
 
 impl Erica {
     /// Step 0 state for a port of `line_mbps` (see the module notes for the initial values).
-    pub fn init(&mut self, line_mbps: f64, n_flows: usize) {
-        self.vcs = vec![VcState::default(); n_flows];
+    /// `n_vcs`: the VCs crossing the port (per-VC state for those only).
+    pub fn init(&mut self, line_mbps: f64, n_vcs: usize) {
+        self.vcs = vec![VcState::default(); n_vcs];
         let frac = if self.plus {
             1.0
         } else {
@@ -164,13 +165,13 @@ impl Erica {
         self.deadline = self.interval;
     }
 
-    /// A forward-direction ABR cell enters the port. Returns true when the cell count closes
-    /// the averaging interval.
+    /// A forward-direction ABR cell of VC `vc` (at this port) enters the port. Returns true
+    /// when the cell count closes the averaging interval.
     #[inline]
-    pub fn on_input(&mut self, cell: &Cell) -> bool {
+    pub fn on_input(&mut self, vc: u32, cell: &Cell) -> bool {
         self.abr_in += 1;
         if !(cell.is_rm() && cell.rm.bits & RM_DIR != 0) {
-            let vc = &mut self.vcs[cell.flow as usize];
+            let vc = &mut self.vcs[vc as usize];
             if vc.seen != self.interval_id {
                 vc.seen = self.interval_id;
                 vc.cells = 0;
@@ -248,9 +249,9 @@ impl Erica {
         })
     }
 
-    /// Steps 8-13 for a backward RM cell of the VC whose forward flow is `flow`: the ER to write.
-    pub fn feedback(&mut self, flow: u32) -> f64 {
-        let vc = &mut self.vcs[flow as usize];
+    /// Steps 8-13 for a backward RM cell of VC `vc` (at this port): the ER to write.
+    pub fn feedback(&mut self, vc: u32) -> f64 {
+        let vc = &mut self.vcs[vc as usize];
         if self.one_feedback && vc.fb_interval == self.interval_id {
             return vc.last_er;
         }
@@ -282,14 +283,14 @@ impl Erica {
 /// ERICA's hooks: input cells count towards the averaging interval, whose deadline is a timer;
 /// backward RM cells get the explicit rate of steps 8-13 (never above the ER they carry).
 impl SwitchScheme for Erica {
-    fn start(&mut self, line_mbps: f64, n_flows: usize) -> Option<SimTime> {
-        self.init(line_mbps, n_flows);
+    fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
+        self.init(line_mbps, n_vcs);
         Some(self.deadline)
     }
 
     #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, cell: &mut Cell) -> bool {
-        self.on_input(cell)
+    fn on_forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
+        self.on_input(vc, cell)
     }
 
     fn next_deadline(&self) -> Option<SimTime> {
@@ -308,8 +309,8 @@ impl SwitchScheme for Erica {
     }
 
     #[inline]
-    fn on_backward(&mut self, fwd_flow: u32, _abr_queue: u32, rm: &mut RmFields) {
-        let er = self.feedback(fwd_flow);
+    fn on_backward(&mut self, vc: u32, _abr_queue: u32, rm: &mut RmFields) {
+        let er = self.feedback(vc);
         rm.er = rm.er.min(er as f32);
     }
 
@@ -386,13 +387,16 @@ mod tests {
             },
             ..Default::default()
         };
-        e.on_input(&frm(0, 72.0));
-        e.on_input(&frm(1, 36.0));
+        e.on_input(0, &frm(0, 72.0));
+        e.on_input(1, &frm(1, 36.0));
         for _ in 0..cell_ms(108.0) - 2 {
-            e.on_input(&Cell {
-                flow: 0,
-                ..Default::default()
-            });
+            e.on_input(
+                0,
+                &Cell {
+                    flow: 0,
+                    ..Default::default()
+                },
+            );
         }
         let hp = cell_ms(10.0) as u64;
         let r = e.end_interval(5_000_000_000, 100.0, hp, 0, true).unwrap();
@@ -409,13 +413,16 @@ mod tests {
         // VC1: 36 / z ~ 27 < FS -> FS; step 12 does not lower it further (ER = FS)
         assert!((e.feedback(1) - fs).abs() < 1e-9);
         // underload: z <= 1 + delta -> ER = max(MaxAllocPrevious, CCR / z), then step 12
-        e.on_input(&frm(0, 72.0));
-        e.on_input(&frm(1, 20.0));
+        e.on_input(0, &frm(0, 72.0));
+        e.on_input(1, &frm(1, 20.0));
         for _ in 0..cell_ms(50.0) - 2 {
-            e.on_input(&Cell {
-                flow: 0,
-                ..Default::default()
-            });
+            e.on_input(
+                0,
+                &Cell {
+                    flow: 0,
+                    ..Default::default()
+                },
+            );
         }
         let r2 = e.end_interval(10_000_000_000, 100.0, hp, 0, true).unwrap();
         assert!(r2.z < 1.0);
@@ -441,8 +448,8 @@ mod tests {
             },
             ..Default::default()
         };
-        e.on_input(&frm(0, 10.0));
-        e.on_input(&frm(1, 10.0));
+        e.on_input(0, &frm(0, 10.0));
+        e.on_input(1, &frm(1, 10.0));
         let r = e.end_interval(5_000_000_000, 100.0, 0, 0, true).unwrap();
         // tiny load: z ~ 0; ER = max(FS, CCR / z) capped by the target
         assert!((e.feedback(1) - r.target).abs() < 1e-9);

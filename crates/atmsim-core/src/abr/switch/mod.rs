@@ -31,16 +31,17 @@ use crate::wire::{Cell, RmFields};
 
 /// The hooks of an ABR feedback scheme at one output port; every hook defaults to nothing.
 pub trait SwitchScheme {
-    /// The simulation starts: the port's line rate and the number of flows. Returns the first
-    /// time the scheme's averaging interval ends (None: no interval timer).
-    fn start(&mut self, _line_mbps: f64, _n_flows: usize) -> Option<SimTime> {
+    /// The simulation starts: the port's line rate and the number of VCs (flows) that cross
+    /// the port, numbered 0..n_vcs at this port (`Flow::vc_slot`: the `vc` of the other hooks).
+    /// Returns the first time the scheme's averaging interval ends (None: no interval timer).
+    fn start(&mut self, _line_mbps: f64, _n_vcs: usize) -> Option<SimTime> {
         None
     }
 
     /// A forward ABR cell enters the port (before buffer admission: the offered load) with
-    /// `abr_queue` ABR cells waiting; the scheme may mark it. Returns true when this cell closes
-    /// the averaging interval.
-    fn on_forward(&mut self, _abr_queue: u32, _cell: &mut Cell) -> bool {
+    /// `abr_queue` ABR cells waiting; `vc` is the cell's VC at this port. The scheme may mark it.
+    /// Returns true when this cell closes the averaging interval.
+    fn on_forward(&mut self, _abr_queue: u32, _vc: u32, _cell: &mut Cell) -> bool {
         false
     }
 
@@ -62,9 +63,9 @@ pub trait SwitchScheme {
         None
     }
 
-    /// A backward RM cell of the VC whose forward flow `fwd_flow` leaves by this port, with
-    /// `abr_queue` ABR cells waiting here: the scheme writes its feedback into the cell.
-    fn on_backward(&mut self, _fwd_flow: u32, _abr_queue: u32, _rm: &mut RmFields) {}
+    /// A backward RM cell of the VC `vc` (at this port) whose forward flow leaves by this port,
+    /// with `abr_queue` ABR cells waiting here: the scheme writes its feedback into the cell.
+    fn on_backward(&mut self, _vc: u32, _abr_queue: u32, _rm: &mut RmFields) {}
 
     /// Averaging intervals closed after warm-up (None: the scheme has no intervals).
     fn intervals_closed(&self) -> Option<u64> {
@@ -111,23 +112,23 @@ impl PortScheme {
     }
 
     /// See [`SwitchScheme::start`].
-    pub fn start(&mut self, line_mbps: f64, n_flows: usize) -> Option<SimTime> {
+    pub fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
         match self {
-            PortScheme::None => NoScheme.start(line_mbps, n_flows),
-            PortScheme::Efci(th) => Efci(th).start(line_mbps, n_flows),
-            PortScheme::RelativeRate(th) => RelativeRate(th).start(line_mbps, n_flows),
-            PortScheme::Erica(e) => e.start(line_mbps, n_flows),
+            PortScheme::None => NoScheme.start(line_mbps, n_vcs),
+            PortScheme::Efci(th) => Efci(th).start(line_mbps, n_vcs),
+            PortScheme::RelativeRate(th) => RelativeRate(th).start(line_mbps, n_vcs),
+            PortScheme::Erica(e) => e.start(line_mbps, n_vcs),
         }
     }
 
     /// See [`SwitchScheme::on_forward`].
     #[inline]
-    pub fn on_forward(&mut self, abr_queue: u32, cell: &mut Cell) -> bool {
+    pub fn on_forward(&mut self, abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
         match self {
-            PortScheme::None => NoScheme.on_forward(abr_queue, cell),
-            PortScheme::Efci(th) => Efci(th).on_forward(abr_queue, cell),
-            PortScheme::RelativeRate(th) => RelativeRate(th).on_forward(abr_queue, cell),
-            PortScheme::Erica(e) => e.on_forward(abr_queue, cell),
+            PortScheme::None => NoScheme.on_forward(abr_queue, vc, cell),
+            PortScheme::Efci(th) => Efci(th).on_forward(abr_queue, vc, cell),
+            PortScheme::RelativeRate(th) => RelativeRate(th).on_forward(abr_queue, vc, cell),
+            PortScheme::Erica(e) => e.on_forward(abr_queue, vc, cell),
         }
     }
 
@@ -168,12 +169,12 @@ impl PortScheme {
 
     /// See [`SwitchScheme::on_backward`].
     #[inline]
-    pub fn on_backward(&mut self, fwd_flow: u32, abr_queue: u32, rm: &mut RmFields) {
+    pub fn on_backward(&mut self, vc: u32, abr_queue: u32, rm: &mut RmFields) {
         match self {
-            PortScheme::None => NoScheme.on_backward(fwd_flow, abr_queue, rm),
-            PortScheme::Efci(th) => Efci(th).on_backward(fwd_flow, abr_queue, rm),
-            PortScheme::RelativeRate(th) => RelativeRate(th).on_backward(fwd_flow, abr_queue, rm),
-            PortScheme::Erica(e) => e.on_backward(fwd_flow, abr_queue, rm),
+            PortScheme::None => NoScheme.on_backward(vc, abr_queue, rm),
+            PortScheme::Efci(th) => Efci(th).on_backward(vc, abr_queue, rm),
+            PortScheme::RelativeRate(th) => RelativeRate(th).on_backward(vc, abr_queue, rm),
+            PortScheme::Erica(e) => e.on_backward(vc, abr_queue, rm),
         }
     }
 
@@ -220,7 +221,7 @@ mod tests {
             let mut s = PortScheme::Efci(th());
             let mut reference = th();
             let (mut a, mut b) = (data, data);
-            assert!(!s.on_forward(q, &mut a));
+            assert!(!s.on_forward(q, 0, &mut a));
             PortScheme::mark_efci(&mut reference, q, &mut b);
             assert_eq!(a.hdr, b.hdr);
             let mut rm = RmFields::default();
@@ -229,8 +230,8 @@ mod tests {
         }
         let mut s = PortScheme::Efci(th());
         let mut c = data;
-        s.on_forward(11, &mut c);
-        s.on_forward(7, &mut c);
+        s.on_forward(11, 0, &mut c);
+        s.on_forward(7, 0, &mut c);
         assert_eq!(c.hdr & H_EFCI, H_EFCI, "hysteresis: still congested at 7");
         for (q, bits) in [(3u32, 0u8), (6, RM_NI), (11, RM_CI)] {
             let mut s = PortScheme::RelativeRate(th());
@@ -238,7 +239,7 @@ mod tests {
             s.on_backward(0, q, &mut rm);
             assert_eq!(rm.bits, bits);
             let mut c = data;
-            assert!(!s.on_forward(q, &mut c));
+            assert!(!s.on_forward(q, 0, &mut c));
             assert_eq!(c.hdr, data.hdr, "RR leaves forward cells alone");
         }
         for mut s in [
@@ -277,7 +278,7 @@ mod tests {
         };
         frm.rm.ccr = 30.0;
         for _ in 0..100 {
-            assert_eq!(s.on_forward(0, &mut frm), e.on_input(&frm));
+            assert_eq!(s.on_forward(0, 1, &mut frm), e.on_input(1, &frm));
         }
         let r = s.close_interval(5_000_000_000, 100.0, 0, 0, true).unwrap();
         let r0 = e.end_interval(5_000_000_000, 100.0, 0, 0, true).unwrap();

@@ -25,7 +25,7 @@ pub struct RelativeRate<'a>(pub &'a mut Thresholds);
 
 impl SwitchScheme for RelativeRate<'_> {
     #[inline]
-    fn on_backward(&mut self, _fwd_flow: u32, abr_queue: u32, rm: &mut RmFields) {
+    fn on_backward(&mut self, _vc: u32, abr_queue: u32, rm: &mut RmFields) {
         PortScheme::mark_rr(self.0, abr_queue, rm);
     }
 }
