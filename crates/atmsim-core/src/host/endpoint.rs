@@ -10,6 +10,8 @@
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
 use crate::host::video::{VideoReceiver, VideoSender};
+use crate::host::video_tcp_rx::TcpVideoReceiver;
+use crate::host::video_tcp_tx::TcpVideoSender;
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -41,6 +43,10 @@ pub enum AnySource {
     VideoTx(Box<VideoSender>),
     /// A video stream's receiver: UDP reassembly and frame metrics.
     VideoRx(Box<VideoReceiver>),
+    /// A video stream's sender over TCP: a trace player writing to a socket (`host/video_tcp_tx.rs`).
+    VideoTcpTx(Box<TcpVideoSender>),
+    /// A video stream's receiver over TCP: frames from the byte stream, frame metrics.
+    VideoTcpRx(Box<TcpVideoReceiver>),
 }
 
 impl AnySource {
@@ -63,6 +69,8 @@ impl Application for AnySource {
             AnySource::Transport(t) => transport_timer(ctx, t.next_timer()),
             AnySource::VideoTx(v) => v.start(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::VideoTcpTx(v) => v.start(ctx),
+            AnySource::VideoTcpRx(_) => {}
         }
     }
     #[inline]
@@ -77,6 +85,8 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(v) => v.on_timer(ctx),
             AnySource::VideoRx(_) => {}
+            AnySource::VideoTcpTx(v) => v.on_timer(ctx),
+            AnySource::VideoTcpRx(v) => v.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -84,7 +94,11 @@ impl Application for AnySource {
             AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
             AnySource::AbrDest(s) => s.on_cell(ctx, cell),
-            AnySource::Transport(_) | AnySource::VideoTx(_) | AnySource::VideoRx(_) => {}
+            AnySource::Transport(_)
+            | AnySource::VideoTx(_)
+            | AnySource::VideoRx(_)
+            | AnySource::VideoTcpTx(_)
+            | AnySource::VideoTcpRx(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -98,6 +112,8 @@ impl Application for AnySource {
             }
             AnySource::VideoTx(_) => {}
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::VideoTcpTx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::VideoTcpRx(v) => v.on_frame(ctx, sdu, seg),
         }
     }
 }
@@ -121,6 +137,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
     match app {
         AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
+        AnySource::VideoTcpTx(v) => v.socket.transport.tcp()?.sender.as_ref(),
         _ => None,
     }
 }
@@ -129,21 +146,23 @@ pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
+        AnySource::VideoTcpRx(v) => v.socket.transport.tcp()?.receiver.as_ref(),
         _ => None,
     }
 }
 
-/// The video stream on an endpoint's flow, if it is one: its sender and receiver.
+/// The summary of the video stream sent on a flow, if it is one: its sender is one of `eps`
+/// (the endpoints sending on the flow) and its receiver `rx` (the flow's receiving endpoint).
 pub fn video_ends<'a>(
     eps: impl IntoIterator<Item = &'a Endpoint>,
-) -> Option<(&'a VideoSender, &'a VideoReceiver)> {
-    let (mut tx, mut rx) = (None, None);
-    for e in eps {
-        match &e.app {
-            AnySource::VideoTx(v) => tx = Some(&**v),
-            AnySource::VideoRx(v) => rx = Some(&**v),
-            _ => {}
+    rx: Option<&Endpoint>,
+) -> Option<crate::metrics::VideoSummary> {
+    let rx = &rx?.app;
+    eps.into_iter().find_map(|e| match (&e.app, rx) {
+        (AnySource::VideoTx(t), AnySource::VideoRx(r)) => Some(crate::host::video::video_summary(t, r)),
+        (AnySource::VideoTcpTx(t), AnySource::VideoTcpRx(r)) => {
+            Some(crate::host::video_tcp_rx::video_summary(t, r))
         }
-    }
-    Some((tx?, rx?))
+        _ => None,
+    })
 }

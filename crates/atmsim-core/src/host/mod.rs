@@ -9,6 +9,8 @@ pub mod sar;
 pub mod shaper;
 pub mod socket;
 pub mod video;
+pub mod video_tcp_rx;
+pub mod video_tcp_tx;
 
 pub use endpoint::{tcp_receiver, tcp_sender, video_ends, AnySource, Endpoint};
 pub use sar::Sar;

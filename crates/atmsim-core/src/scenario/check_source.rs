@@ -7,7 +7,7 @@ use super::{
     ScenarioError, SourceKind, SourceSpec, TcpSpec,
 };
 
-fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
+pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     let d = TcpSpec::default();
     let int_in = |k: &str, v: i64, lo: i64, hi: i64, why: &str| -> Res<()> {
         if (lo..=hi).contains(&v) {
@@ -129,7 +129,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             "frame_bytes",
         ],
         Tcp => &["tcp", "start_s", "bundle"],
-        Video => &["video", "start_s", "stop_s"],
+        Video => &["video", "start_s", "stop_s", "tcp"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default

@@ -160,8 +160,10 @@ impl Simulation {
                 ConnectionSummary {
                     tcp,
                     tcp_bundle,
-                    video: crate::host::video_ends(by_flow[i].iter().copied())
-                        .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
+                    video: crate::host::video_ends(by_flow[i].iter().copied(), {
+                        let r = f.rx_endpoint(0);
+                        (r != NONE).then(|| &self.endpoints[r as usize])
+                    }),
                     category: f.category.name(),
                     route: f.route.clone(),
                     cells_sent: s.sent,
