@@ -38,6 +38,9 @@ pub enum Event {
     /// Timed work of a node's switch fabric (node, fabric-defined argument: a bus slot, a credit
     /// returning to an input, ...), dispatched by `Simulation::fabric_event`.
     Fabric(u32, u32),
+    /// The job in service at a host's CPU is done (the CPU's index, the job's start tag:
+    /// `sim/host.rs`).
+    Host(u32, u32),
 }
 
 #[derive(Clone, Copy)]

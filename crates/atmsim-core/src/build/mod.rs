@@ -15,7 +15,8 @@ use crate::app::mpeg2::Multiplex;
 use crate::app::{AnyApp, Asks};
 use crate::app::{Application, Cbr, Ctx, OnOff};
 use crate::engine::{Event, EventQueue};
-use crate::host::AnySource;
+use crate::host::stream::StreamWriter;
+use crate::host::{AnySource, Socket};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::switch::credit::CreditParams;
@@ -39,7 +40,22 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
     let app = match s.kind {
         SourceKind::None => AnyApp::Idle,
         SourceKind::Tcp => {
-            return AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd::sender(tcp_params(s)))))
+            let p = tcp_params(s);
+            let tsdu = s.tcp.as_ref().and_then(|t| t.tsdu_bytes);
+            let end = AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone())));
+            let Some(tsdu) = tsdu else {
+                return AnySource::Transport(end);
+            };
+            // a TSDU writer through a socket; its send buffer is the window unless the host
+            // model sets one (finish_build)
+            let mut sock = Socket::new(end);
+            sock.send_buffer = p.window.max(tsdu as u64);
+            return AnySource::Stream(Box::new(StreamWriter::new(
+                sock,
+                tsdu as u64,
+                p.start,
+                false,
+            )));
         }
         // a stream and its receiver are built with the connection (build/connection.rs), which
         // knows the traces; validation keeps video off ABR and switched calls
@@ -378,7 +394,9 @@ impl Simulation {
             cell_hops: 0,
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
+            hosts: Hosts::default(),
         };
+        host_models(&mut sim, sc);
         if warmup > 0 {
             sim.queue.push(warmup, Event::WarmupEnd);
         }
@@ -491,5 +509,67 @@ mod tests {
             }
         }
         assert!(files >= 3, "read {files} files of {dir}");
+    }
+}
+
+/// The host models (`nodes[].host`): a CPU per host node with a model, and for each endpoint
+/// of such a host that uses its protocol stack, that CPU. An endpoint sits at the first node of
+/// the flow it sends on, or, receiving only, at the last node of the flow it receives.
+fn host_models(sim: &mut Simulation, sc: &Scenario) {
+    use crate::host::cpu::{HostCpu, HostParams};
+    use crate::host::endpoint::{host_use, stream_writer_mut, video_tcp_socket_mut, HostUse};
+    let mut node_cpu = vec![NONE; sim.nodes.len()];
+    for (i, n) in sc.nodes.iter().enumerate() {
+        let Some(h) = &n.host else { continue };
+        let v = h.values();
+        let us = |x: f64| secs_to_ps(x / 1e6);
+        let p = HostParams {
+            preset: h.preset.map(|p| p.name()),
+            per_tsdu: us(v.per_tsdu_us),
+            per_packet_send: us(v.per_packet_send_us),
+            per_packet_recv: us(v.per_packet_recv_us),
+            per_byte_send_ps: v.per_byte_send_ns * 1e3,
+            per_byte_recv_ps: v.per_byte_recv_ns * 1e3,
+            send_buffer: v.send_buffer_bytes,
+            receive_buffer: v.receive_buffer_bytes,
+            keep_up_tolerance: secs_to_ps(v.keep_up_tolerance_ms / 1e3),
+        };
+        node_cpu[i] = sim.hosts.cpus.len() as u32;
+        sim.hosts.cpus.push(HostCpu::new(i as u32, p, sim.warmup));
+    }
+    if sim.hosts.cpus.is_empty() {
+        return;
+    }
+    let mut ep_node: Vec<u32> = sim
+        .endpoints
+        .iter()
+        .map(|e| sim.ports[sim.flows[e.flow as usize].ports[0] as usize].node)
+        .collect();
+    for f in &sim.flows {
+        let last = sim.ports[*f.ports.last().expect("a flow has ports") as usize].to;
+        for &e in &f.rx {
+            if e != NONE {
+                ep_node[e as usize] = last;
+            }
+        }
+    }
+    sim.hosts.ep_cpu = vec![NONE; sim.endpoints.len()];
+    sim.hosts.send_log = vec![Default::default(); sim.endpoints.len()];
+    for (e, ep) in sim.endpoints.iter_mut().enumerate() {
+        let c = node_cpu[ep_node[e] as usize];
+        if c == NONE || host_use(&ep.app).0 == HostUse::None {
+            continue;
+        }
+        sim.hosts.ep_cpu[e] = c;
+        if let Some(w) = stream_writer_mut(&mut ep.app) {
+            w.hosted = true;
+            let sb = sim.hosts.cpus[c as usize].p.send_buffer;
+            if sb != u64::MAX {
+                w.socket.send_buffer = sb;
+            }
+        }
+        if let Some(sock) = video_tcp_socket_mut(&mut ep.app) {
+            sock.send_buffer = sim.hosts.cpus[c as usize].p.send_buffer;
+        }
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
+use crate::host::stream::StreamWriter;
 use crate::host::video::{VideoReceiver, VideoSender};
 use crate::host::video_tcp_rx::TcpVideoReceiver;
 use crate::host::video_tcp_tx::TcpVideoSender;
@@ -47,6 +48,8 @@ pub enum AnySource {
     VideoTcpTx(Box<TcpVideoSender>),
     /// A video stream's receiver over TCP: frames from the byte stream, frame metrics.
     VideoTcpRx(Box<TcpVideoReceiver>),
+    /// A bulk application writing TSDUs of one size through a socket (`host/stream.rs`).
+    Stream(Box<StreamWriter>),
 }
 
 impl AnySource {
@@ -71,6 +74,7 @@ impl Application for AnySource {
             AnySource::VideoRx(_) => {}
             AnySource::VideoTcpTx(v) => v.start(ctx),
             AnySource::VideoTcpRx(_) => {}
+            AnySource::Stream(w) => w.start(ctx),
         }
     }
     #[inline]
@@ -87,6 +91,7 @@ impl Application for AnySource {
             AnySource::VideoRx(_) => {}
             AnySource::VideoTcpTx(v) => v.on_timer(ctx),
             AnySource::VideoTcpRx(v) => v.on_timer(ctx),
+            AnySource::Stream(w) => w.on_timer(ctx),
         }
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -98,7 +103,8 @@ impl Application for AnySource {
             | AnySource::VideoTx(_)
             | AnySource::VideoRx(_)
             | AnySource::VideoTcpTx(_)
-            | AnySource::VideoTcpRx(_) => {}
+            | AnySource::VideoTcpRx(_)
+            | AnySource::Stream(_) => {}
         }
     }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
@@ -114,6 +120,7 @@ impl Application for AnySource {
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
             AnySource::VideoTcpTx(v) => v.on_frame(ctx, sdu, seg),
             AnySource::VideoTcpRx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::Stream(w) => w.on_frame(ctx, sdu, seg),
         }
     }
 }
@@ -136,6 +143,7 @@ pub struct Endpoint {
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
     match app {
         AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
         AnySource::VideoTcpTx(v) => v.socket.transport.tcp()?.sender.as_ref(),
         _ => None,
@@ -145,6 +153,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
 pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
     match app {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
+        AnySource::Stream(w) => w.socket.transport.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
         AnySource::VideoTcpRx(v) => v.socket.transport.tcp()?.receiver.as_ref(),
         _ => None,
@@ -165,4 +174,54 @@ pub fn video_ends<'a>(
         }
         _ => None,
     })
+}
+
+/// The host model's view of an endpoint (`sim/host.rs`): how it uses its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostUse {
+    /// Not through the host's protocol stack (cell-level applications, ABR end systems): the
+    /// host model does not apply.
+    None,
+    /// A stream (TCP) socket: header bytes per packet.
+    Stream,
+    /// A datagram (UDP) socket: received datagrams wait in the receive buffer for a read.
+    Datagram,
+}
+
+/// How endpoint model `app` uses its host, and the transport header bytes of its packets.
+pub fn host_use(app: &AnySource) -> (HostUse, u32) {
+    use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
+    match app {
+        AnySource::Transport(_)
+        | AnySource::Stream(_)
+        | AnySource::VideoTcpTx(_)
+        | AnySource::VideoTcpRx(_) => (HostUse::Stream, TCP_IP_LLC_BYTES),
+        AnySource::VideoTx(_) | AnySource::VideoRx(_) => (HostUse::Datagram, HEADER_BYTES),
+        AnySource::App(_) | AnySource::Abr(_) | AnySource::AbrDest(_) => (HostUse::None, 0),
+    }
+}
+
+/// The stream writer of an endpoint, if it is one.
+pub fn stream_writer_mut(app: &mut AnySource) -> Option<&mut StreamWriter> {
+    match app {
+        AnySource::Stream(w) => Some(w),
+        _ => None,
+    }
+}
+
+/// The socket a video sender over TCP writes to, if the endpoint is one (its send buffer is
+/// the host model's).
+pub fn video_tcp_socket_mut(app: &mut AnySource) -> Option<&mut crate::host::Socket> {
+    match app {
+        AnySource::VideoTcpTx(v) => Some(&mut v.socket),
+        _ => None,
+    }
+}
+
+/// The video sender of an endpoint, if it is one.
+pub fn video_sender(app: &AnySource) -> Option<&VideoSender> {
+    match app {
+        AnySource::VideoTx(v) => Some(v),
+        _ => None,
+    }
 }

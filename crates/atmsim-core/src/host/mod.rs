@@ -4,10 +4,12 @@
 //! the application layer ([`crate::app`]), the transports ([`crate::transport`]) and ABR
 //! ([`crate::abr`]). `host` may depend on all three; none of them depends on `host`.
 
+pub mod cpu;
 pub mod endpoint;
 pub mod sar;
 pub mod shaper;
 pub mod socket;
+pub mod stream;
 pub mod video;
 pub mod video_tcp_rx;
 pub mod video_tcp_tx;

@@ -25,11 +25,18 @@ pub struct Socket {
     pub transport: AnyTransport,
     /// Bytes the application has read so far.
     read: u64,
+    /// Send buffer, bytes: written and unacknowledged bytes fit in it (u64::MAX: unlimited).
+    pub send_buffer: u64,
 }
 
 impl Socket {
+    /// A pass-through socket (unlimited buffers).
     pub fn new(transport: AnyTransport) -> Self {
-        Socket { transport, read: 0 }
+        Socket {
+            transport,
+            read: 0,
+            send_buffer: u64::MAX,
+        }
     }
 
     /// See [`crate::transport::Transport::next_timer`].
@@ -45,8 +52,8 @@ impl Socket {
         self.transport.on_frame(now, sdu, seg, out)
     }
 
-    /// The application writes `bytes` (one TSDU); returns the bytes accepted (all of them here:
-    /// the send buffer is unlimited).
+    /// The application writes `bytes` (one TSDU); returns the bytes accepted (what the send
+    /// buffer has room for).
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) -> u64 {
         let n = bytes.min(self.send_room());
         if n > 0 {
@@ -55,9 +62,10 @@ impl Socket {
         n
     }
 
-    /// Free room in the send buffer, bytes (unlimited here).
+    /// Free room in the send buffer, bytes.
     pub fn send_room(&self) -> u64 {
-        u64::MAX
+        self.send_buffer
+            .saturating_sub(self.transport.send_buffered())
     }
 
     /// Bytes written and not yet acknowledged by the transport.

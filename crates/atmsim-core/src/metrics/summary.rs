@@ -193,6 +193,42 @@ pub struct Summary {
     /// Switches whose fabric keeps counters of its own (credit fabrics), by node name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub fabrics: BTreeMap<String, FabricSummary>,
+    /// Hosts with a host model (`nodes[].host`), by node name (docs/hosts.md).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, HostSummary>,
+}
+
+/// A host with a host model, over the measurement window (after warm-up).
+#[derive(Debug, Clone, Serialize)]
+pub struct HostSummary {
+    pub preset: Option<&'static str>,
+    /// Share of the window the CPU was busy.
+    pub cpu_utilization: f64,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    pub system_calls: u64,
+    /// Datagrams the host itself dropped, by reason: `host_receive_buffer` (a datagram
+    /// arrived at a full socket receive buffer); and by connection.
+    pub drops: BTreeMap<&'static str, u64>,
+    pub drops_by_connection: BTreeMap<String, u64>,
+    /// Video senders on this host (seed 004's keep-up rule), by connection.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub video_senders: BTreeMap<String, KeepUpSummary>,
+    /// True when a video sender of this host could not keep up (seed 004 discards such runs:
+    /// "In these cases, the data was not used in this study").
+    pub sender_overloaded: bool,
+}
+
+/// Seed 004's keep-up rule for one video sender.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeepUpSummary {
+    /// Frames whose first packet reached the adapter after warm-up.
+    pub frames: u64,
+    /// Mean time between the first packets of consecutive frames, ms (None below 2 frames).
+    pub mean_send_time_ms: Option<f64>,
+    pub frame_interval_ms: f64,
+    /// Mean send time above the frame interval (by more than the host's tolerance).
+    pub overloaded: bool,
 }
 
 /// A credit fabric over the whole run (warm-up included: these measure the fabric).

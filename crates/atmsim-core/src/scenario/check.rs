@@ -62,6 +62,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
         }
         non_negative(&format!("{p}.fabric_delay_us"), n.fabric_delay_us)?;
         validate_fabric(&p, n)?;
+        super::host::validate_host(&p, n)?;
         non_negative(&format!("{p}.call_processing_us"), n.call_processing_us)?;
         if n.kind == NodeKind::Host && n.call_processing_us != 0.0 {
             return Err(ScenarioError::new(

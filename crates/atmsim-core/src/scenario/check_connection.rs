@@ -157,6 +157,18 @@ pub(crate) fn validate_connection(
             "a bundle is set on source: each bundled connection carries data both ways",
         ));
     }
+    if c.source.kind == SourceKind::Tcp
+        && c.source
+            .tcp
+            .as_ref()
+            .is_some_and(|t| t.tsdu_bytes.is_some())
+        && (c.abr.is_some() || reverse_tcp || c.source.bundle > 1)
+    {
+        return Err(ScenarioError::new(
+            format!("{p}.source.tcp.tsdu_bytes"),
+            "a TSDU writer runs on one-way, unbundled TCP without ABR",
+        ));
+    }
     if c.source.kind == SourceKind::Tcp {
         if c.reverse_source.is_some() && !(reverse_tcp && c.abr.is_none()) {
             return Err(ScenarioError::new(

@@ -53,6 +53,15 @@ pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
         max_win,
         &format!(" (at least one MSS{why})"),
     )?;
+    if let Some(n) = t.tsdu_bytes {
+        int_in("tsdu_bytes", n, 1, 1 << 30, "")?;
+        if t.bytes.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.tsdu_bytes"),
+                "a TSDU writer sends for the whole run: not with bytes",
+            ));
+        }
+    }
     for (k, v) in [
         ("delack_ms", Some(t.delack_ms)),
         ("timer_granularity_ms", Some(t.timer_granularity_ms)),

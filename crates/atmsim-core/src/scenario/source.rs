@@ -89,6 +89,12 @@ pub struct TcpSpec {
     /// transfer for the whole run).
     #[schemars(range(min = 1i64, max = 1125899906842624i64))]
     pub bytes: Option<i64>,
+    /// The sending application writes TSDUs of this many bytes through a socket, as fast as
+    /// the socket send buffer takes them (1..=1073741824; seed 001's bulk transfers with a
+    /// constant TSDU size; `host/stream.rs`, docs/hosts.md). Absent: TCP always has data (an
+    /// infinite file, no system calls). Not with `bytes`, a bundle, reverse TCP data or ABR.
+    #[schemars(range(min = 1i64, max = 1073741824i64))]
+    pub tsdu_bytes: Option<i64>,
 }
 
 impl Default for TcpSpec {
@@ -109,6 +115,7 @@ impl Default for TcpSpec {
             rto_max_s: 64.0,
             initial_cwnd_segments: 1,
             bytes: None,
+            tsdu_bytes: None,
         }
     }
 }
@@ -138,9 +145,10 @@ impl TcpSpec {
         p.rto_initial = secs_to_ps(self.rto_initial_s);
         p.rto_max = secs_to_ps(self.rto_max_s);
         p.initial_cwnd = self.initial_cwnd_segments as u32;
-        p.workload = match self.bytes {
-            Some(n) => Workload::Bytes(n as u64),
-            None => Workload::Bulk,
+        p.workload = match (self.bytes, self.tsdu_bytes) {
+            (Some(n), _) => Workload::Bytes(n as u64),
+            (None, Some(_)) => Workload::App,
+            (None, None) => Workload::Bulk,
         };
         p.start = secs_to_ps(start_s);
         p

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AbrSchemeSpec, CacSpec, FabricSpec};
+use super::{AbrSchemeSpec, CacSpec, FabricSpec, HostSpec};
 
 /// Kind of node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -169,6 +169,11 @@ pub struct NodeSpec {
     /// Absent: output-buffered.
     #[serde(default)]
     pub fabric: Option<FabricSpec>,
+    /// The host model (`kind = "host"` nodes only; docs/hosts.md): `{ preset = "seed001-wan" |
+    /// "seed001-lan" | "seed004", ... }`, CPU costs and socket buffers. Absent: the ideal host
+    /// (no processing costs, unlimited buffers).
+    #[serde(default)]
+    pub host: Option<HostSpec>,
 }
 
 impl NodeSpec {

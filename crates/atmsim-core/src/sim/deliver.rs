@@ -95,12 +95,17 @@ impl Simulation {
             self.abr_feedback(fp, vs_fwd, &mut cell);
         }
         if e != NONE {
+            // on a host with a model the frame goes through receive processing first
+            let host = if e != vs { self.cpu_of(e) } else { None };
+            let mut host_rx = None;
             let ep = &mut self.endpoints[e as usize];
             let mut asks = Asks::default();
             let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
             ep.app.on_cell(&mut ctx, &cell);
             if let Some((sdu, seg)) = frame_done {
-                if e != vs {
+                if let Some(c) = host {
+                    host_rx = Some((c, sdu, seg));
+                } else if e != vs {
                     ep.app.on_frame(&mut ctx, sdu, seg);
                 }
             }
@@ -111,6 +116,9 @@ impl Simulation {
             }
             if !asks.is_empty() {
                 self.apply(e, &asks);
+            }
+            if let Some((c, sdu, seg)) = host_rx {
+                self.host_rx(c, e, sdu, seg);
             }
         }
     }

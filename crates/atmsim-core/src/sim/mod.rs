@@ -21,6 +21,7 @@ mod calls;
 mod deliver;
 mod emit;
 mod forward;
+mod host;
 mod sample;
 mod summary;
 
@@ -31,6 +32,7 @@ pub use crate::host::{tcp_receiver, tcp_sender, Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};
+pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
@@ -60,6 +62,8 @@ pub struct Simulation {
     pub(crate) finished: bool,
     /// The time series (one table per model, columns declared by the models).
     pub(crate) series: Probes,
+    /// The host models (`nodes[].host`; empty without any).
+    pub hosts: Hosts,
 }
 
 impl Simulation {
@@ -165,6 +169,7 @@ impl Simulation {
             Event::CallConnect(c, s) => self.call_connect(c, s),
             Event::Shaper(f) => self.shaper_release(f),
             Event::Fabric(n, arg) => self.fabric_event(n, arg),
+            Event::Host(c, g) => self.host_event(c, g),
         }
     }
 
@@ -192,8 +197,13 @@ impl Simulation {
             seg.conn = conn;
             self.emit_cell(flow, len, eof, seg);
         }
+        let cpu = self.cpu_of(e);
         for &(sdu, mut seg) in &asks.frames {
             seg.conn = conn;
+            if let Some(c) = cpu {
+                self.host_tx(c, e, sdu, seg); // send processing first (sim/host.rs)
+                continue;
+            }
             for (len, eof) in Sar::frame(sdu) {
                 self.emit_cell(flow, len, eof, seg);
             }
@@ -211,6 +221,9 @@ impl Simulation {
                     self.queue.push(t, Event::Endpoint(e));
                 }
             }
+        }
+        if let Some(c) = cpu {
+            self.host_after_call(c, e);
         }
     }
 }

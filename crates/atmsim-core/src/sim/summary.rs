@@ -264,6 +264,7 @@ impl Simulation {
                 .iter()
                 .filter_map(|n| n.fabric.summary().map(|f| (n.name.clone(), f)))
                 .collect(),
+            hosts: self.host_summaries(window_ps),
             calls: self
                 .calls
                 .iter()

@@ -1,0 +1,238 @@
+//! The host model in the engine (docs/hosts.md; the model is `host/cpu.rs`): frames of an
+//! endpoint on a host with a model pass through its CPU on the way out (send processing, then
+//! the cells go to the adapter, the host's output port) and on the way in (receive
+//! processing, then the transport gets the frame; a datagram then waits in its socket's
+//! receive buffer for the application's read). A stream writer's write system calls are
+//! served there too. Without host models nothing here runs.
+
+use crate::app::{Application, Asks, Ctx};
+use crate::engine::Event;
+use crate::host::cpu::{HostCpu, Job};
+use crate::host::endpoint::{host_use, stream_writer_mut, video_sender, HostUse};
+use crate::net::NONE;
+use crate::sim::*;
+use crate::wire::SegHdr;
+
+/// A video sender's log for seed 004's keep-up rule: frames whose first packet was handed to
+/// the adapter, and the first and last such times.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SendLog {
+    pub frames: u64,
+    pub first: SimTime,
+    pub last: SimTime,
+}
+
+impl SendLog {
+    /// Mean send time per frame (seed 004 section 4.1: "the time the first packet of a frame
+    /// is transmitted to the time the first packet from the next consecutive frame is
+    /// transmitted", averaged), ps; None below two frames.
+    pub fn mean_send_ps(&self) -> Option<f64> {
+        (self.frames >= 2).then(|| (self.last - self.first) as f64 / (self.frames - 1) as f64)
+    }
+}
+
+/// The engine's host models: one CPU per host node with a model, which CPU serves each
+/// endpoint, and the video senders' logs.
+#[derive(Default)]
+pub struct Hosts {
+    pub cpus: Vec<HostCpu>,
+    /// By endpoint: its CPU (NONE: the ideal host).
+    pub ep_cpu: Vec<u32>,
+    /// By endpoint: the keep-up log (video senders on a host with a model).
+    pub send_log: Vec<SendLog>,
+}
+
+impl Simulation {
+    /// The CPU serving endpoint `e`, if its host has a model.
+    #[inline]
+    pub(crate) fn cpu_of(&self, e: u32) -> Option<u32> {
+        match self.hosts.ep_cpu.get(e as usize) {
+            Some(&c) if c != NONE => Some(c),
+            _ => None,
+        }
+    }
+
+    fn cpu_push(&mut self, c: u32, level: usize, cost: SimDuration, job: Job) {
+        if let Some((t, g)) = self.hosts.cpus[c as usize].push(self.now, level, cost, job) {
+            self.queue.push(t, Event::Host(c, g));
+        }
+    }
+
+    /// A frame of endpoint `e` on a host with a model: its send processing first.
+    pub(crate) fn host_tx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
+        let (_, hdr) = host_use(&self.endpoints[e as usize].app);
+        let cost = self.hosts.cpus[c as usize]
+            .p
+            .send_cost(sdu.saturating_sub(hdr) as u64);
+        self.cpu_push(c, 0, cost, Job::Tx { ep: e, sdu, seg });
+    }
+
+    /// An intact frame for endpoint `e` on a host with a model: its receive processing first.
+    pub(crate) fn host_rx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
+        let (_, hdr) = host_use(&self.endpoints[e as usize].app);
+        let cost = self.hosts.cpus[c as usize]
+            .p
+            .recv_cost(sdu.saturating_sub(hdr) as u64);
+        self.cpu_push(c, 0, cost, Job::Rx { ep: e, sdu, seg });
+    }
+
+    /// After any call of endpoint `e` on a host with a model: a stream writer may begin its
+    /// next write system call.
+    pub(crate) fn host_after_call(&mut self, c: u32, e: u32) {
+        let now = self.now;
+        let Some(w) = stream_writer_mut(&mut self.endpoints[e as usize].app) else {
+            return;
+        };
+        if w.next_syscall(now) {
+            let cost = self.hosts.cpus[c as usize].p.per_tsdu;
+            let bytes = w.tsdu;
+            self.cpu_push(c, 1, cost, Job::Write { ep: e, bytes });
+        }
+    }
+
+    /// Call endpoint `e` with `f` and carry out what it asked.
+    fn host_call(&mut self, e: u32, f: impl FnOnce(&mut crate::host::AnySource, &mut Ctx)) {
+        let now = self.now;
+        let ep = &mut self.endpoints[e as usize];
+        let mut asks = Asks::default();
+        let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
+        f(&mut ep.app, &mut ctx);
+        self.apply(e, &asks);
+    }
+
+    /// The job in service at CPU `c` is done (unless `gen` says it was preempted since).
+    pub(crate) fn host_event(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let warm = now >= self.warmup;
+        let Some((job, next)) = self.hosts.cpus[c as usize].complete(now, gen) else {
+            return;
+        };
+        if let Some((t, g)) = next {
+            self.queue.push(t, Event::Host(c, g));
+        }
+        match job {
+            Job::Tx { ep, sdu, seg } => {
+                if warm {
+                    self.hosts.cpus[c as usize].stats.packets_sent += 1;
+                }
+                let e = &self.endpoints[ep as usize];
+                let flow = e.flow;
+                if video_sender(&e.app).is_some() && seg.ack >> 16 == 0 && warm {
+                    // the first datagram of a frame reaches the adapter
+                    let log = &mut self.hosts.send_log[ep as usize];
+                    if log.frames == 0 {
+                        log.first = now;
+                    }
+                    log.frames += 1;
+                    log.last = now;
+                }
+                for (len, eof) in Sar::frame(sdu) {
+                    self.emit_cell(flow, len, eof, seg);
+                }
+            }
+            Job::Rx { ep, sdu, seg } => {
+                if warm {
+                    self.hosts.cpus[c as usize].stats.packets_received += 1;
+                }
+                let (usage, hdr) = host_use(&self.endpoints[ep as usize].app);
+                if usage == HostUse::Datagram {
+                    let bytes = sdu.saturating_sub(hdr) as u64;
+                    let cpu = &mut self.hosts.cpus[c as usize];
+                    if cpu.hold(ep, bytes, warm) {
+                        let cost = cpu.p.per_tsdu;
+                        self.cpu_push(c, 1, cost, Job::Read { ep, sdu, seg });
+                    }
+                    return;
+                }
+                self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
+                if seg.has_data() && usage == HostUse::Stream {
+                    // the receiving application's read system call (docs/hosts.md)
+                    let cost = self.hosts.cpus[c as usize].p.per_tsdu;
+                    self.cpu_push(c, 1, cost, Job::Charge);
+                }
+            }
+            Job::Read { ep, sdu, seg } => {
+                let (_, hdr) = host_use(&self.endpoints[ep as usize].app);
+                self.hosts.cpus[c as usize].release(ep, sdu.saturating_sub(hdr) as u64);
+                if warm {
+                    self.hosts.cpus[c as usize].stats.syscalls += 1;
+                }
+                self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
+            }
+            Job::Write { ep, .. } => {
+                if warm {
+                    self.hosts.cpus[c as usize].stats.syscalls += 1;
+                }
+                self.host_call(ep, |app, ctx| {
+                    if let Some(w) = stream_writer_mut(app) {
+                        w.syscall_done(ctx);
+                    }
+                });
+            }
+            Job::Charge => {
+                if warm {
+                    self.hosts.cpus[c as usize].stats.syscalls += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Simulation {
+    /// The `hosts` section of the summary (empty without host models).
+    pub(crate) fn host_summaries(
+        &self,
+        window_ps: SimDuration,
+    ) -> std::collections::BTreeMap<String, crate::metrics::HostSummary> {
+        use crate::metrics::{HostSummary, KeepUpSummary};
+        let mut out = std::collections::BTreeMap::new();
+        for (c, cpu) in self.hosts.cpus.iter().enumerate() {
+            let conn = |e: u32| {
+                self.flows[self.endpoints[e as usize].flow as usize]
+                    .name
+                    .clone()
+            };
+            let mut video_senders = std::collections::BTreeMap::new();
+            for (e, ep) in self.endpoints.iter().enumerate() {
+                if self.hosts.ep_cpu[e] != c as u32 {
+                    continue;
+                }
+                let Some(v) = video_sender(&ep.app) else {
+                    continue;
+                };
+                let log = self.hosts.send_log[e];
+                let interval = v.player.interval_ps();
+                let mean = log.mean_send_ps();
+                let tol = cpu.p.keep_up_tolerance as f64;
+                video_senders.insert(
+                    conn(e as u32),
+                    KeepUpSummary {
+                        frames: log.frames,
+                        mean_send_time_ms: mean.map(|m| m / 1e9),
+                        frame_interval_ms: interval / 1e9,
+                        overloaded: mean.is_some_and(|m| m > interval + tol),
+                    },
+                );
+            }
+            out.insert(
+                self.nodes[cpu.node as usize].name.clone(),
+                HostSummary {
+                    preset: cpu.p.preset,
+                    cpu_utilization: cpu.busy_until(self.now) as f64 / window_ps.max(1) as f64,
+                    packets_sent: cpu.stats.packets_sent,
+                    packets_received: cpu.stats.packets_received,
+                    system_calls: cpu.stats.syscalls,
+                    drops: [("host_receive_buffer", cpu.stats.receive_buffer_drops)].into(),
+                    drops_by_connection: cpu
+                        .drops_by_endpoint
+                        .iter()
+                        .map(|(&e, &n)| (conn(e), n))
+                        .collect(),
+                    sender_overloaded: video_senders.values().any(|k| k.overloaded),
+                    video_senders,
+                },
+            );
+        }
+        out
+    }
+}
