@@ -72,6 +72,28 @@ fn a_tcp_video_stream_delivers_exactly_the_trace_bytes_and_loses_no_frame() {
 }
 
 #[test]
+fn a_send_buffer_smaller_than_a_frame_delays_frames_and_loses_no_byte() {
+    // the sending host's socket takes 4,000 bytes at a time: a 20,000-byte frame waits in the
+    // application and is written as ACKs free the buffer; every byte still arrives, in order
+    let trace = vec![100u64, 20_000, 30, 4000, 0, 1024];
+    let v = json!({"trace": "t", "frame_rate": 24.0, "random_offset": false});
+    let mut sc = scenario(trace.clone(), v, json!({}), 30.0, 1);
+    sc["connections"][0]["source"]["stop_s"] = 10.0.into();
+    sc["nodes"][0]["host"] = json!({"send_buffer_bytes": 4000});
+    let s = run(&sc);
+    let c = &s.connections["v0"];
+    let vid = c.video.as_ref().unwrap();
+    assert_eq!(vid.frames_received, 240);
+    assert_eq!(vid.frames_lost, 0);
+    assert_eq!(
+        c.tcp.as_ref().unwrap().bytes_delivered,
+        (0..240).map(|m| trace[m % 6]).sum::<u64>()
+    );
+    // the 20,000-byte frame: 16,000 bytes wait while the socket holds 4,000
+    assert_eq!(vid.send_backlog_max_bytes, Some(16_000));
+}
+
+#[test]
 fn on_an_uncongested_path_every_frame_takes_the_same_time_and_every_interval_is_one_frame() {
     // Frames of exactly 3 full segments (MSS 1460), a window of 65,535 B (> one frame), no
     // delayed ACKs: after warm-up (slow start is over by then) every frame leaves as 3 segments
