@@ -517,7 +517,9 @@ mod tests {
 /// the flow it sends on, or, receiving only, at the last node of the flow it receives.
 fn host_models(sim: &mut Simulation, sc: &Scenario) {
     use crate::host::cpu::{HostCpu, HostParams};
-    use crate::host::endpoint::{host_use, stream_writer_mut, video_tcp_socket_mut, HostUse};
+    use crate::host::endpoint::{
+        host_use, stream_writer_mut, tcp_receiver_mut, video_tcp_socket_mut, HostUse,
+    };
     let mut node_cpu = vec![NONE; sim.nodes.len()];
     for (i, n) in sc.nodes.iter().enumerate() {
         let Some(h) = &n.host else { continue };
@@ -555,12 +557,16 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
     }
     sim.hosts.ep_cpu = vec![NONE; sim.endpoints.len()];
     sim.hosts.send_log = vec![Default::default(); sim.endpoints.len()];
+    sim.hosts.reading = vec![false; sim.endpoints.len()];
     for (e, ep) in sim.endpoints.iter_mut().enumerate() {
         let c = node_cpu[ep_node[e] as usize];
         if c == NONE || host_use(&ep.app).0 == HostUse::None {
             continue;
         }
         sim.hosts.ep_cpu[e] = c;
+        if let Some(r) = tcp_receiver_mut(&mut ep.app) {
+            r.app_reads = true; // the window is the free receive buffer
+        }
         if let Some(w) = stream_writer_mut(&mut ep.app) {
             w.hosted = true;
             let sb = sim.hosts.cpus[c as usize].p.send_buffer;

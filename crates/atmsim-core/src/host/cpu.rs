@@ -80,7 +80,10 @@ pub enum Job {
     /// A write system call of endpoint `ep` (its per-TSDU cost): then the bytes enter the
     /// socket.
     Write { ep: u32, bytes: u64 },
-    /// A system call whose only effect is its time (a stream receiver's read).
+    /// A read system call of stream endpoint `ep`: then the application has read everything
+    /// delivered to it, which frees its receive buffer (the TCP window).
+    ReadStream { ep: u32 },
+    /// A system call whose only effect is its time.
     Charge,
 }
 

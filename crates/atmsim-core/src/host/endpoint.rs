@@ -225,3 +225,19 @@ pub fn video_sender(app: &AnySource) -> Option<&VideoSender> {
         _ => None,
     }
 }
+
+/// The TCP receiver of a transport endpoint, if it has one.
+pub fn tcp_receiver_mut(app: &mut AnySource) -> Option<&mut TcpReceiver> {
+    match app {
+        AnySource::Transport(AnyTransport::Tcp(t)) => t.receiver.as_mut(),
+        _ => None,
+    }
+}
+
+/// The application above a transport endpoint reads everything delivered to it (the host
+/// model's read system call); nothing for other endpoints.
+pub fn read_all(app: &mut AnySource, ctx: &mut Ctx) {
+    if let AnySource::Transport(t) = app {
+        t.read(ctx.now, u64::MAX, ctx);
+    }
+}

@@ -83,9 +83,12 @@ impl Socket {
         self.read
     }
 
-    /// The application consumed `bytes` (at most [`Socket::delivered`]).
-    pub fn read(&mut self, _now: SimTime, bytes: u64, _out: &mut impl SegmentOut) {
-        self.read += bytes.min(self.delivered());
+    /// The application consumed `bytes` (at most [`Socket::delivered`]); for TCP their
+    /// receive-buffer room is free again (window).
+    pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        let n = bytes.min(self.delivered());
+        self.read += n;
+        self.transport.read(now, n, out);
     }
 }
 

@@ -34,33 +34,37 @@ pub struct HostSpec {
     /// unlimited (buffers).
     #[serde(default)]
     pub preset: Option<HostPreset>,
-    /// CPU time of one write or read system call (one TSDU), microseconds (>= 0).
+    /// CPU time of one write or read system call (one TSDU), microseconds (>= 0). Absent: the
+    /// preset's, or 0.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e9))]
     pub per_tsdu_us: Option<f64>,
-    /// Protocol processing per packet sent (TCP/UDP, IP, driver), microseconds (>= 0).
+    /// Protocol processing per packet sent (TCP/UDP, IP, driver), microseconds (>= 0). Absent:
+    /// the preset's, or 0.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e9))]
     pub per_packet_send_us: Option<f64>,
-    /// Protocol processing per packet received, microseconds (>= 0).
+    /// Protocol processing per packet received, microseconds (>= 0). Absent: the preset's, or 0.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e9))]
     pub per_packet_recv_us: Option<f64>,
-    /// Per payload byte sent (copy, checksum), nanoseconds (>= 0).
+    /// Per payload byte sent (copy, checksum), nanoseconds (>= 0). Absent: the preset's, or 0.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e9))]
     pub per_byte_send_ns: Option<f64>,
-    /// Per payload byte received (copy, checksum), nanoseconds (>= 0).
+    /// Per payload byte received (copy, checksum), nanoseconds (>= 0). Absent: the preset's, or
+    /// 0.
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e9))]
     pub per_byte_recv_ns: Option<f64>,
     /// Socket send buffer, bytes (>= 1): a stream application blocks while written and
-    /// unacknowledged bytes fill it.
+    /// unacknowledged bytes fill it. Absent: the preset's, or the TCP window.
     #[serde(default)]
     #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub send_buffer_bytes: Option<i64>,
     /// Socket receive buffer of a datagram (UDP) socket, bytes (>= 1): a datagram arriving when
-    /// it is full is dropped by the host (drop reason `host_receive_buffer`).
+    /// it is full is dropped by the host (drop reason `host_receive_buffer`). Absent: the
+    /// preset's, or unlimited. (A TCP socket's receive buffer is `source.tcp.window_bytes`.)
     #[serde(default)]
     #[schemars(range(min = 1i64, max = 4294967295i64))]
     pub receive_buffer_bytes: Option<i64>,
@@ -89,11 +93,11 @@ type Preset = HostValues;
 
 /// Sparc-10 under SunOS 4.1.x (seed 001): our readings, docs/hosts.md.
 const SPARC10: Preset = Preset {
-    per_tsdu_us: 40.0,
-    per_packet_send_us: 100.0,
-    per_packet_recv_us: 100.0,
-    per_byte_send_ns: 50.0,
-    per_byte_recv_ns: 50.0,
+    per_tsdu_us: 50.0,
+    per_packet_send_us: 150.0,
+    per_packet_recv_us: 150.0,
+    per_byte_send_ns: 100.0,
+    per_byte_recv_ns: 100.0,
     send_buffer_bytes: 65_535,
     receive_buffer_bytes: 65_535,
     keep_up_tolerance_ms: 0.01,

@@ -8,7 +8,7 @@
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::Event;
 use crate::host::cpu::{HostCpu, Job};
-use crate::host::endpoint::{host_use, stream_writer_mut, video_sender, HostUse};
+use crate::host::endpoint::{host_use, read_all, stream_writer_mut, video_sender, HostUse};
 use crate::net::NONE;
 use crate::sim::*;
 use crate::wire::SegHdr;
@@ -40,6 +40,8 @@ pub struct Hosts {
     pub ep_cpu: Vec<u32>,
     /// By endpoint: the keep-up log (video senders on a host with a model).
     pub send_log: Vec<SendLog>,
+    /// By endpoint: a stream receiver's read system call is under way.
+    pub reading: Vec<bool>,
 }
 
 impl Simulation {
@@ -145,10 +147,11 @@ impl Simulation {
                     return;
                 }
                 self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
-                if seg.has_data() && usage == HostUse::Stream {
-                    // the receiving application's read system call (docs/hosts.md)
+                if seg.has_data() && !self.hosts.reading[ep as usize] {
+                    // the receiving application wakes up and reads (docs/hosts.md)
+                    self.hosts.reading[ep as usize] = true;
                     let cost = self.hosts.cpus[c as usize].p.per_tsdu;
-                    self.cpu_push(c, 1, cost, Job::Charge);
+                    self.cpu_push(c, 1, cost, Job::ReadStream { ep });
                 }
             }
             Job::Read { ep, sdu, seg } => {
@@ -168,6 +171,13 @@ impl Simulation {
                         w.syscall_done(ctx);
                     }
                 });
+            }
+            Job::ReadStream { ep } => {
+                self.hosts.reading[ep as usize] = false;
+                if warm {
+                    self.hosts.cpus[c as usize].stats.syscalls += 1;
+                }
+                self.host_call(ep, read_all);
             }
             Job::Charge => {
                 if warm {

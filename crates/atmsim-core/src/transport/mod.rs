@@ -85,6 +85,13 @@ impl AnyTransport {
             AnyTransport::Tcp(t) => t.send_buffered(),
         }
     }
+    /// The application read `bytes` delivered to it: for TCP their receive-buffer room is
+    /// free (window); nothing for an end that does not receive.
+    pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        match self {
+            AnyTransport::Tcp(t) => t.read(now, bytes, out),
+        }
+    }
     /// In-order bytes delivered to the application so far (0 for an end that does not
     /// receive).
     pub fn delivered(&self) -> u64 {

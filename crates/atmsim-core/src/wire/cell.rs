@@ -45,6 +45,11 @@ pub struct SegHdr {
 pub const SEG_DATA: u8 = 1 << 0;
 /// [`SegHdr::flags`]: the frame acknowledges the other direction's bytes up to `ack`.
 pub const SEG_ACK: u8 = 1 << 1;
+/// [`SegHdr::flags`]: a pure ACK carrying the receiver's advertised window (TCP's window
+/// field) in `seq`, which a pure ACK does not otherwise use. Sent only by a receiver whose
+/// application reads through the host model (docs/hosts.md); without it the window is the
+/// receive buffer.
+pub const SEG_WND: u8 = 1 << 2;
 
 impl SegHdr {
     /// A data segment starting at sequence number `seq`.
@@ -62,6 +67,20 @@ impl SegHdr {
             ack,
             ..Default::default()
         }
+    }
+    /// A pure acknowledgement of everything before `ack` advertising window `wnd`.
+    pub fn ack_window(ack: u32, wnd: u32) -> Self {
+        SegHdr {
+            flags: SEG_ACK | SEG_WND,
+            ack,
+            seq: wnd,
+            ..Default::default()
+        }
+    }
+    /// The advertised window, if the frame carries one.
+    #[inline]
+    pub fn window(&self) -> Option<u32> {
+        (self.flags & SEG_WND != 0).then_some(self.seq)
     }
     #[inline]
     pub fn has_data(&self) -> bool {

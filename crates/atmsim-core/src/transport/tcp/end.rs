@@ -54,6 +54,12 @@ impl TcpEnd {
     pub fn send_buffered(&self) -> u64 {
         self.sender.as_ref().map_or(0, |s| s.send_buffered())
     }
+    /// The application read `bytes` ([`TcpReceiver::read`]); nothing without a receiver.
+    pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        if let Some(r) = &mut self.receiver {
+            r.read(now, bytes, out);
+        }
+    }
     /// See [`TcpReceiver::delivered`]; 0 without a receiver.
     pub fn delivered(&self) -> u64 {
         self.receiver.as_ref().map_or(0, |r| r.delivered())
@@ -84,6 +90,9 @@ impl Transport for TcpEnd {
             r.on_segment(now, sdu, seg.seq, out);
         }
         if let (Some(s), true) = (&mut self.sender, seg.has_ack()) {
+            if let Some(w) = seg.window() {
+                s.on_window(seg.ack, w);
+            }
             s.on_ack(now, seg.ack, out);
         }
     }

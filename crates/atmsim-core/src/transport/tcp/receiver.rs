@@ -20,7 +20,19 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     delack_at: Option<SimTime>,
     more: bool,
+    /// The application reads the data itself (host model, [`TcpReceiver::read`]): the
+    /// advertised window is the free receive buffer and every ACK carries it. False: the data
+    /// are read as they arrive and the window is the whole buffer (`p.window`).
+    pub app_reads: bool,
+    /// Bytes the application has read (app_reads).
+    read: u64,
+    /// Right edge of the window advertised last (app_reads).
+    adv_edge: u64,
     pub acks_sent: u64,
+    /// Window updates sent because the application's reads opened the window.
+    pub window_updates: u64,
+    /// Bytes refused because they lay beyond the advertised window (window probes).
+    pub beyond_window_bytes: u64,
     pub dup_segments: u64,
     pub ooo_segments: u64,
 }
@@ -34,7 +46,12 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_at: None,
             more: false,
+            app_reads: false,
+            read: 0,
+            adv_edge: 0,
             acks_sent: 0,
+            window_updates: 0,
+            beyond_window_bytes: 0,
             dup_segments: 0,
             ooo_segments: 0,
         }
@@ -43,6 +60,37 @@ impl TcpReceiver {
     /// In-order bytes delivered to the application so far (everything below `rcv_nxt`).
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// The window this receiver advertises: the free receive buffer when the application
+    /// reads itself, else the whole buffer.
+    pub fn window(&self) -> u64 {
+        if self.app_reads {
+            self.p.window - (self.rcv_nxt - self.read)
+        } else {
+            self.p.window
+        }
+    }
+
+    /// The application read `bytes` (at most what is delivered and unread): their room is
+    /// free. A window update goes out when the window opened by two segments or by half the
+    /// buffer since it was last advertised (BSD tcp_output).
+    pub fn read(&mut self, _now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        self.read += bytes.min(self.rcv_nxt - self.read);
+        if !self.app_reads {
+            return;
+        }
+        let edge = self.read + self.p.window;
+        let opened = edge.saturating_sub(self.adv_edge);
+        if opened >= 2 * self.p.mss as u64 || 2 * opened >= self.p.window {
+            self.window_updates += 1;
+            self.ack(out);
+        }
+    }
+
+    /// Bytes delivered and not yet read by the application.
+    pub fn unread(&self) -> u64 {
+        self.rcv_nxt - self.read
     }
 
     pub fn next_timer(&self) -> Option<SimTime> {
@@ -57,7 +105,16 @@ impl TcpReceiver {
             self.more = true;
             return;
         }
-        out.frame(TCP_IP_LLC_BYTES, SegHdr::ack(self.rcv_nxt as u32));
+        if self.app_reads {
+            let w = self.window();
+            self.adv_edge = self.rcv_nxt + w;
+            out.frame(
+                TCP_IP_LLC_BYTES,
+                SegHdr::ack_window(self.rcv_nxt as u32, w.min(u32::MAX as u64) as u32),
+            );
+        } else {
+            out.frame(TCP_IP_LLC_BYTES, SegHdr::ack(self.rcv_nxt as u32));
+        }
         self.acks_sent += 1;
         self.unacked_segments = 0;
         self.delack_at = None;
@@ -78,7 +135,19 @@ impl TcpReceiver {
         let seq = self
             .rcv_nxt
             .wrapping_add(seq32.wrapping_sub(self.rcv_nxt as u32) as i32 as i64 as u64);
-        let end = seq + len;
+        let mut end = seq + len;
+        if self.app_reads {
+            // nothing beyond the free buffer is kept (BSD trims to the window)
+            let limit = self.read + self.p.window;
+            if end > limit {
+                self.beyond_window_bytes += end - limit.max(seq);
+                end = limit.max(seq);
+            }
+            if end <= seq {
+                self.ack(out); // a window probe: tell the sender the window
+                return;
+            }
+        }
         if len == 0 || end <= self.rcv_nxt {
             self.dup_segments += 1;
             self.ack(out); // a duplicate: tell the sender where we are
@@ -176,5 +245,39 @@ mod tests {
         r.on_segment(0, 560, (r.rcv_nxt) as u32, &mut out);
         assert_eq!(r.rcv_nxt, (1u64 << 32) + 412);
         assert_eq!(out.frames[0].1, SegHdr::ack(412));
+    }
+
+    /// A receiver whose application reads: each ACK advertises the free buffer; reading
+    /// frees it, and a window update goes out once the window opened by two segments; data
+    /// beyond the window are refused and answered with the window.
+    #[test]
+    fn the_window_is_the_free_buffer_when_the_application_reads() {
+        let mut p = params(); // MSS 512
+        p.window = 4 * 512;
+        let mut r = TcpReceiver::new(p);
+        r.app_reads = true;
+        let mut out = Out::default();
+        r.on_segment(0, 560, 0, &mut out);
+        r.on_segment(0, 560, 512, &mut out);
+        assert_eq!(out.frames[1].1, SegHdr::ack_window(1024, 1024));
+        r.on_segment(0, 560, 1024, &mut out);
+        r.on_segment(0, 560, 1536, &mut out);
+        assert_eq!(out.frames[3].1, SegHdr::ack_window(2048, 0));
+        // a window probe of one byte beyond the closed window: refused, the window told
+        r.on_segment(0, 48 + 1, 2048, &mut out);
+        assert_eq!(r.rcv_nxt, 2048);
+        assert_eq!(r.beyond_window_bytes, 1);
+        assert_eq!(out.frames[4].1, SegHdr::ack_window(2048, 0));
+        // reading one segment opens the window by one segment: no update yet
+        r.read(0, 512, &mut out);
+        assert_eq!(out.frames.len(), 5);
+        // a second opens it by two: a window update
+        r.read(0, 512, &mut out);
+        assert_eq!(out.frames[5].1, SegHdr::ack_window(2048, 1024));
+        assert_eq!(r.window_updates, 1);
+        // a segment straddling the right edge keeps only what fits
+        r.on_segment(0, 48 + 1500, 2048, &mut out);
+        assert_eq!(r.rcv_nxt, 3072);
+        assert_eq!(r.unread(), 2048);
     }
 }

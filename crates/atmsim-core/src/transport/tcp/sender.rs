@@ -38,6 +38,17 @@ pub struct TcpSender {
     started: bool,
     /// Bytes the application wrote so far ([`Workload::App`]).
     written: u64,
+    /// Right edge of the window the receiver advertised (None: it advertises none, the
+    /// window is its whole buffer, `p.window`).
+    adv_edge: Option<u64>,
+    /// Persist timer (the window is closed with nothing outstanding) and its backoff.
+    persist_at: Option<SimTime>,
+    persist_shift: u32,
+    /// Window probes sent.
+    pub probes: u64,
+    /// The frame being processed moved the window's right edge: an ACK that acknowledges
+    /// nothing new is then a window update, not a duplicate ACK (BSD tcp_input).
+    window_moved: bool,
     /// When a finite transfer was completely acknowledged.
     pub done_at: Option<SimTime>,
     pub stats: TcpStats,
@@ -81,6 +92,11 @@ impl TcpSender {
             more: false,
             started: false,
             written: 0,
+            adv_edge: None,
+            persist_at: None,
+            persist_shift: 0,
+            probes: 0,
+            window_moved: false,
             done_at: None,
             stats: TcpStats {
                 max_cwnd: cwnd,
@@ -93,7 +109,31 @@ impl TcpSender {
     /// The receiver's window (the receive buffer; 65,535 B at most without window scaling is
     /// enforced by validation).
     fn rwnd(&self) -> u64 {
-        self.p.window
+        match self.adv_edge {
+            None => self.p.window,
+            Some(e) => e.saturating_sub(self.snd_una).min(self.p.window),
+        }
+    }
+
+    /// The receiver advertised window `wnd` with acknowledgement number `ack32` (the frame's
+    /// window field; called before [`TcpSender::on_ack`] for the same frame). Data sent beyond
+    /// the window's right edge were window probes the receiver refused: they go again from
+    /// the edge.
+    pub fn on_window(&mut self, ack32: u32, wnd: u32) {
+        let ack = self
+            .snd_una
+            .wrapping_add(ack32.wrapping_sub(self.snd_una as u32) as i32 as i64 as u64);
+        let edge = ack + wnd as u64;
+        self.window_moved = self.adv_edge != Some(edge);
+        self.adv_edge = Some(edge);
+        if edge < self.snd_nxt && ack >= self.snd_una {
+            let back = edge.max(ack);
+            self.snd_nxt = back;
+            self.snd_max = back.max(ack);
+            if self.timing.is_some_and(|(seq, _)| seq >= back) {
+                self.timing = None;
+            }
+        }
     }
 
     /// Bytes the application has given TCP so far (bulk: unlimited).
@@ -172,7 +212,10 @@ impl TcpSender {
         if self.more {
             return Some(0); // at once (the engine clamps to now)
         }
-        self.rexmt_at
+        match (self.rexmt_at, self.persist_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Timer call: start, continue a cut-off burst, or a retransmission timeout.
@@ -187,7 +230,28 @@ impl TcpSender {
             self.timeout(now);
         }
         self.more = false;
+        if self.persist_at.is_some_and(|t| t <= now) {
+            self.persist_at = None;
+            self.persist_shift = (self.persist_shift + 1).min(12);
+            self.window_probe(now, out);
+        }
         self.output(now, out);
+    }
+
+    /// The persist timer fired: one byte beyond the closed window (BSD's window probe); the
+    /// receiver's answer carries its window.
+    fn window_probe(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        if self.snd_nxt >= self.app_limit() || !out.room() {
+            return;
+        }
+        self.probes += 1;
+        let seq = self.snd_nxt;
+        self.send(seq, 1, out);
+        self.snd_nxt += 1;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        if self.rexmt_at.is_none() {
+            self.arm_rexmt(now);
+        }
     }
 
     fn timeout(&mut self, now: SimTime) {
@@ -215,9 +279,13 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore
         }
         let mss = self.p.mss as u64;
+        let window_update = std::mem::take(&mut self.window_moved);
         if ack <= self.snd_una {
-            if ack == self.snd_una && self.snd_max > self.snd_una {
+            if ack == self.snd_una && self.snd_max > self.snd_una && !window_update {
                 self.duplicate_ack(now, out);
+            }
+            if self.adv_edge.is_some() {
+                self.output(now, out); // a window update may let data go
             }
             return;
         }
@@ -249,7 +317,7 @@ impl TcpSender {
         } else {
             self.cwnd = cc::open(self.cwnd, self.ssthresh, mss);
         }
-        self.cwnd = cc::clamp_to_rwnd(self.cwnd, self.rwnd(), mss);
+        self.cwnd = cc::clamp_to_rwnd(self.cwnd, self.p.window, mss);
         self.stats.max_cwnd = self.stats.max_cwnd.max(self.cwnd);
         self.dupacks = 0;
         self.snd_una = ack;
@@ -376,6 +444,24 @@ impl TcpSender {
             self.snd_max = self.snd_max.max(self.snd_nxt);
             if self.rexmt_at.is_none() {
                 self.arm_rexmt(now);
+            }
+        }
+        if self.adv_edge.is_some() {
+            // a window too small to send in, with nothing outstanding to bring an ACK: the
+            // persist timer (BSD's TCPT_PERSIST, RTO with backoff) will probe it
+            let win = self.cwnd.min(self.rwnd());
+            let blocked = self.snd_nxt < limit
+                && self.snd_una == self.snd_max
+                && self.snd_nxt + (limit - self.snd_nxt).min(mss) > self.snd_una + win;
+            if !blocked {
+                self.persist_at = None;
+                self.persist_shift = 0;
+            } else if self.persist_at.is_none() {
+                let d = self
+                    .rto()
+                    .saturating_mul(1u64 << self.persist_shift)
+                    .min(self.p.rto_max);
+                self.persist_at = Some(self.tick_deadline(now, d));
             }
         }
     }
@@ -711,5 +797,36 @@ mod tests {
         out.frames.clear();
         s.on_timer(0, &mut out);
         assert_eq!(out.frames.len(), 4);
+    }
+
+    /// A closed window with nothing outstanding: the persist timer sends a one-byte probe;
+    /// the answer (still closed) takes the probe back, and the window's opening lets the data
+    /// go from where they stopped.
+    #[test]
+    fn a_closed_window_is_probed_and_reopened() {
+        let mut p = params();
+        p.workload = Workload::App;
+        p.initial_cwnd = 8;
+        let (mut s, mut out) = started(p);
+        s.write(1, 4 * 512, &mut out);
+        assert_eq!(out.frames.len(), 4);
+        // everything acknowledged, window closed (the reader has not read)
+        s.on_window(2048, 0);
+        s.on_ack(2, 2048, &mut out);
+        s.write(3, 512, &mut out);
+        assert_eq!(out.frames.len(), 4, "the window is closed");
+        let at = s.next_timer().expect("persist timer");
+        s.on_timer(at, &mut out);
+        assert_eq!(s.probes, 1);
+        assert_eq!(out.frames[4], (48 + 1, SegHdr::data(2048)));
+        // the probe is refused: the answer still shows a closed window
+        s.on_window(2048, 0);
+        s.on_ack(at + 1, 2048, &mut out);
+        assert_eq!((s.snd_nxt, s.snd_max), (2048, 2048));
+        assert_eq!(out.frames.len(), 5);
+        // the reader read: the window update lets the whole segment go
+        s.on_window(2048, 2048);
+        s.on_ack(at + 2, 2048, &mut out);
+        assert_eq!(out.frames[5], (560, SegHdr::data(2048)));
     }
 }
