@@ -100,6 +100,16 @@ def test_bad_trace_file(tmp_path: Path, capsys, content: Any, words: str) -> Non
         (lambda d: d["traces"]["t"].update(frames=[]), "traces.t.frames", "at least one"),
         (lambda d: d["traces"]["t"].update(frames=[5, -1]), "traces.t.frames[1]", "got -1"),
         (lambda d: d["connections"][0]["source"].update(rate_mbps=3), "connections[0].source.rate_mbps", "not used by kind"),
+        # video over TCP: source.tcp only with transport tcp; the UDP MTU key not with it; TCP keys checked
+        (lambda d: d["connections"][0]["source"].update(tcp={"mss_bytes": 1000}), "connections[0].source.tcp",
+         'only with video.transport = "tcp"'),
+        (lambda d: d["connections"][0]["source"]["video"].update(transport="tcp", mtu_bytes=1500),
+         "connections[0].source.video.mtu_bytes", "udp only"),
+        (lambda d: (d["connections"][0]["source"]["video"].update(transport="tcp"),
+                    d["connections"][0]["source"].update(tcp={"mss_bytes": 0})),
+         "connections[0].source.tcp.mss_bytes", ""),
+        (lambda d: d["connections"][0]["source"]["video"].update(transport="quic"),
+         "connections[0].source.video.transport", ""),
     ],
 )
 def test_bad_video_keys(tmp_path: Path, capsys, change, path: str, words: str) -> None:
@@ -109,3 +119,21 @@ def test_bad_video_keys(tmp_path: Path, capsys, change, path: str, words: str) -
     line = run_bad(capsys, tmp_path, f)
     assert f"atmsim: error: {f}: {path}" in line, line
     assert words in line, line
+
+
+def test_video_over_tcp_reports_frame_metrics_and_tcp(tmp_path: Path) -> None:
+    """A stream over TCP has the frame metrics of a UDP stream, no frame lost, its transport
+    named, and the connection's TCP block (its segments and bytes)."""
+    doc = video_scenario({"frames": [3000, 12000, 500]}, transport="tcp", random_offset=False)
+    doc["connections"][0]["source"]["tcp"] = {"mss_bytes": 1460}
+    doc["connections"] = doc["connections"][:1]
+    r = atmsim.run(str(write_toml(tmp_path / "v.toml", doc)))
+    c = r.summary["connections"]["v0"]
+    v = c["video"]
+    assert v["transport"] == "tcp" and v["frames_lost"] == 0
+    assert v["frames_received"] > 0 and v["frames_sent"] >= v["frames_received"]
+    assert c["tcp"]["segments_sent"] > 0
+    # the receiver has read whole frames of the trace, in play order from index 0
+    sizes = [3000, 12000, 500]
+    got = sum(sizes[m % 3] for m in range(v["frames_received"]))
+    assert c["tcp"]["bytes_delivered"] >= got

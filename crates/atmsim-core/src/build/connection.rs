@@ -495,7 +495,7 @@ impl Builder<'_> {
         &self,
         c: &ConnectionSpec,
         fwd: usize,
-        flows: &mut [Flow],
+        flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
         use crate::app::video::FramePlayer;
@@ -523,6 +523,10 @@ impl Builder<'_> {
         let player = FramePlayer::new(sizes, v.frame_rate, offset, t0, stop);
         let first_frame = player.first_at_or_after(secs_to_ps(self.sc.run.warmup_s));
         flows[fwd].sar.framed = true;
+        let metrics = FrameMetrics::new(interval, v.playout_intervals, first_frame);
+        if v.transport == crate::scenario::VideoTransportSpec::Tcp {
+            return self.video_tcp(c, fwd, flows, endpoints, player, first_frame, metrics);
+        }
         let tx = VideoSender {
             player: player.clone(),
             udp: UdpSender::new(v.mtu_bytes as u32),
@@ -530,7 +534,7 @@ impl Builder<'_> {
         };
         let rx = VideoReceiver {
             udp: UdpReceiver::default(),
-            metrics: FrameMetrics::new(interval, v.playout_intervals, first_frame),
+            metrics,
             schedule: player,
         };
         let key = format!("connections.{}.source", c.name);
@@ -538,6 +542,45 @@ impl Builder<'_> {
         flows[fwd].set_rx(0, endpoints.len() as u32);
         let key = format!("connections.{}.video_receiver", c.name);
         endpoints.push(self.endpoint(fwd, AnySource::VideoRx(Box::new(rx)), key));
+    }
+
+    /// A video stream over TCP (seed 004 Experiment 4): the sender writes each frame into its
+    /// socket on flow `fwd`, the receiver reads the byte stream and sends its ACKs on the
+    /// reverse flow, as for `source.kind = "tcp"` (parameters `source.tcp`).
+    #[allow(clippy::too_many_arguments)]
+    fn video_tcp(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+        player: crate::app::video::FramePlayer,
+        first_frame: u64,
+        metrics: crate::metrics::FrameMetrics,
+    ) {
+        use crate::host::socket::Socket;
+        use crate::host::video_tcp_rx::TcpVideoReceiver;
+        use crate::host::video_tcp_tx::TcpVideoSender;
+        let mut p = tcp_params(&c.source);
+        p.workload = crate::transport::tcp::Workload::App;
+        let route: Vec<String> = c.route.iter().rev().cloned().collect();
+        let rev = flows.len();
+        flows.push(self.flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+        flows[fwd].pair = rev as u32;
+        flows[rev].pair = fwd as u32;
+        flows[fwd].sar.framed = true;
+        flows[rev].sar.framed = true;
+        let tx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone()))));
+        let rx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::receiver(p))));
+        let tx = TcpVideoSender::new(player.clone(), tx_sock, first_frame);
+        let rx = TcpVideoReceiver::new(rx_sock, metrics, player);
+        let src = endpoints.len();
+        let key = format!("connections.{}.source", c.name);
+        endpoints.push(self.endpoint(fwd, AnySource::VideoTcpTx(Box::new(tx)), key));
+        flows[fwd].set_rx(0, endpoints.len() as u32);
+        flows[rev].set_rx(0, src as u32);
+        let key = format!("connections.{}.video_receiver", c.name);
+        endpoints.push(self.endpoint(rev, AnySource::VideoTcpRx(Box::new(rx)), key));
     }
 }
 

@@ -548,7 +548,9 @@ mod tests {
 /// the flow it sends on, or, receiving only, at the last node of the flow it receives.
 fn host_models(sim: &mut Simulation, sc: &Scenario) {
     use crate::host::cpu::{HostCpu, HostParams};
-    use crate::host::endpoint::{host_use, stream_writer_mut, tcp_receiver_mut, HostUse};
+    use crate::host::endpoint::{
+        host_use, stream_writer_mut, tcp_receiver_mut, video_tcp_socket_mut, HostUse,
+    };
     let mut node_cpu = vec![NONE; sim.nodes.len()];
     for (i, n) in sc.nodes.iter().enumerate() {
         let Some(h) = &n.host else { continue };
@@ -609,6 +611,9 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
             if sb != u64::MAX {
                 w.set_send_buffer(sb);
             }
+        }
+        if let Some(sock) = video_tcp_socket_mut(&mut ep.app) {
+            sock.send_buffer = sim.hosts.cpus[c as usize].p.send_buffer;
         }
     }
 }

@@ -12,6 +12,8 @@ use crate::app::{AnyApp, Application, Ctx};
 use crate::host::stream::StreamWriter;
 use crate::host::video::{VideoReceiver, VideoSender};
 use crate::host::workload::WorkloadHost;
+use crate::host::video_tcp_rx::TcpVideoReceiver;
+use crate::host::video_tcp_tx::TcpVideoSender;
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -46,6 +48,10 @@ pub enum AnySource {
     VideoRx(Box<VideoReceiver>),
     /// One end of a workload script over K transport connections (`host/workload.rs`).
     Workload(Box<WorkloadHost>),
+    /// A video stream's sender over TCP: a trace player writing to a socket (`host/video_tcp_tx.rs`).
+    VideoTcpTx(Box<TcpVideoSender>),
+    /// A video stream's receiver over TCP: frames from the byte stream, frame metrics.
+    VideoTcpRx(Box<TcpVideoReceiver>),
     /// A bulk application writing TSDUs of one size through a socket (`host/stream.rs`).
     Stream(Box<StreamWriter>),
 }
@@ -71,6 +77,8 @@ impl Application for AnySource {
             AnySource::VideoTx(v) => v.start(ctx),
             AnySource::VideoRx(_) => {}
             AnySource::Workload(w) => w.start(ctx),
+            AnySource::VideoTcpTx(v) => v.start(ctx),
+            AnySource::VideoTcpRx(_) => {}
             AnySource::Stream(w) => w.start(ctx),
         }
     }
@@ -87,6 +95,8 @@ impl Application for AnySource {
             AnySource::VideoTx(v) => v.on_timer(ctx),
             AnySource::VideoRx(_) => {}
             AnySource::Workload(w) => w.on_timer(ctx),
+            AnySource::VideoTcpTx(v) => v.on_timer(ctx),
+            AnySource::VideoTcpRx(v) => v.on_timer(ctx),
             AnySource::Stream(w) => w.on_timer(ctx),
         }
     }
@@ -99,6 +109,8 @@ impl Application for AnySource {
             | AnySource::VideoTx(_)
             | AnySource::VideoRx(_)
             | AnySource::Workload(_)
+            | AnySource::VideoTcpTx(_)
+            | AnySource::VideoTcpRx(_)
             | AnySource::Stream(_) => {}
         }
     }
@@ -114,6 +126,8 @@ impl Application for AnySource {
             AnySource::VideoTx(_) => {}
             AnySource::VideoRx(v) => v.on_frame(ctx, sdu, seg),
             AnySource::Workload(w) => w.on_frame(ctx, sdu, seg),
+            AnySource::VideoTcpTx(v) => v.on_frame(ctx, sdu, seg),
+            AnySource::VideoTcpRx(v) => v.on_frame(ctx, sdu, seg),
             AnySource::Stream(w) => w.on_frame(ctx, sdu, seg),
         }
     }
@@ -139,6 +153,7 @@ pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {
         AnySource::Transport(t) => t.tcp()?.sender.as_ref(),
         AnySource::Stream(w) => w.socket.transport.tcp()?.sender.as_ref(),
         AnySource::Abr(a) => a.tcp(),
+        AnySource::VideoTcpTx(v) => v.socket.transport.tcp()?.sender.as_ref(),
         _ => None,
     }
 }
@@ -148,6 +163,7 @@ pub fn tcp_receiver(app: &AnySource) -> Option<&TcpReceiver> {
         AnySource::Transport(t) => t.tcp()?.receiver.as_ref(),
         AnySource::Stream(w) => w.socket.transport.tcp()?.receiver.as_ref(),
         AnySource::AbrDest(d) => d.tcp.as_deref(),
+        AnySource::VideoTcpRx(v) => v.socket.transport.tcp()?.receiver.as_ref(),
         _ => None,
     }
 }
@@ -166,19 +182,20 @@ pub fn xtpx_receiver(app: &AnySource) -> Option<&XtpxReceiver> {
     }
 }
 
-/// The video stream on an endpoint's flow, if it is one: its sender and receiver.
+/// The summary of the video stream sent on a flow, if it is one: its sender is one of `eps`
+/// (the endpoints sending on the flow) and its receiver `rx` (the flow's receiving endpoint).
 pub fn video_ends<'a>(
     eps: impl IntoIterator<Item = &'a Endpoint>,
-) -> Option<(&'a VideoSender, &'a VideoReceiver)> {
-    let (mut tx, mut rx) = (None, None);
-    for e in eps {
-        match &e.app {
-            AnySource::VideoTx(v) => tx = Some(&**v),
-            AnySource::VideoRx(v) => rx = Some(&**v),
-            _ => {}
+    rx: Option<&Endpoint>,
+) -> Option<crate::metrics::VideoSummary> {
+    let rx = &rx?.app;
+    eps.into_iter().find_map(|e| match (&e.app, rx) {
+        (AnySource::VideoTx(t), AnySource::VideoRx(r)) => Some(crate::host::video::video_summary(t, r)),
+        (AnySource::VideoTcpTx(t), AnySource::VideoTcpRx(r)) => {
+            Some(crate::host::video_tcp_rx::video_summary(t, r))
         }
-    }
-    Some((tx?, rx?))
+        _ => None,
+    })
 }
 
 /// The host model's view of an endpoint (`sim/host.rs`): how it uses its host.
@@ -197,9 +214,11 @@ pub enum HostUse {
 pub fn host_use(app: &AnySource) -> (HostUse, u32) {
     use crate::transport::{tcp::TCP_IP_LLC_BYTES, udp::HEADER_BYTES};
     match app {
-        AnySource::Transport(_) | AnySource::Stream(_) | AnySource::Workload(_) => {
-            (HostUse::Stream, TCP_IP_LLC_BYTES)
-        }
+        AnySource::Transport(_)
+        | AnySource::Stream(_)
+        | AnySource::Workload(_)
+        | AnySource::VideoTcpTx(_)
+        | AnySource::VideoTcpRx(_) => (HostUse::Stream, TCP_IP_LLC_BYTES),
         AnySource::VideoTx(_) | AnySource::VideoRx(_) => (HostUse::Datagram, HEADER_BYTES),
         AnySource::App(_) | AnySource::Abr(_) | AnySource::AbrDest(_) => (HostUse::None, 0),
     }
@@ -209,6 +228,15 @@ pub fn host_use(app: &AnySource) -> (HostUse, u32) {
 pub fn stream_writer_mut(app: &mut AnySource) -> Option<&mut StreamWriter> {
     match app {
         AnySource::Stream(w) => Some(w),
+        _ => None,
+    }
+}
+
+/// The socket a video sender over TCP writes to, if the endpoint is one (its send buffer is
+/// the host model's).
+pub fn video_tcp_socket_mut(app: &mut AnySource) -> Option<&mut crate::host::Socket> {
+    match app {
+        AnySource::VideoTcpTx(v) => Some(&mut v.socket),
         _ => None,
     }
 }

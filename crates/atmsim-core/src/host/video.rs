@@ -87,5 +87,7 @@ pub fn video_summary(tx: &VideoSender, rx: &VideoReceiver) -> crate::metrics::Vi
         frame_delay_mean_ms: (m.received > 0)
             .then(|| m.delay_sum_ps as f64 / m.received as f64 / 1e9),
         frame_delay_max_ms: (m.received > 0).then(|| m.delay_max_ps as f64 / 1e9),
+        transport: None,
+        send_backlog_max_bytes: None,
     }
 }

@@ -342,4 +342,11 @@ pub struct VideoSummary {
     /// arrival of its last cell: mean and maximum, milliseconds.
     pub frame_delay_mean_ms: Option<f64>,
     pub frame_delay_max_ms: Option<f64>,
+    /// "tcp" for a stream over TCP (absent: UDP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<&'static str>,
+    /// Over TCP: the most bytes of due frames that ever waited in the sending application
+    /// because the socket would not take them (0: every frame was written when due).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_backlog_max_bytes: Option<u64>,
 }

@@ -108,7 +108,7 @@ pub(crate) fn validate_xtpx(p: &str, x: &XtpxSpec) -> Res<()> {
     Ok(())
 }
 
-fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
+pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     let d = TcpSpec::default();
     let int_in = |k: &str, v: i64, lo: i64, hi: i64, why: &str| -> Res<()> {
         if (lo..=hi).contains(&v) {
@@ -240,7 +240,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ],
         Tcp => &["tcp", "start_s", "bundle"],
         Xtpx => &["xtpx", "start_s", "bundle"],
-        Video => &["video", "start_s", "stop_s"],
+        Video => &["video", "start_s", "stop_s", "tcp"],
         Workload => &["workload", "tcp", "xtpx", "start_s"],
         None => &[],
     };

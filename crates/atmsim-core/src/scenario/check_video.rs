@@ -2,7 +2,8 @@
 //! trace, a positive frame rate, an MTU a datagram fits, and runs on a plain (not ABR,
 //! one-way) connection.
 
-use super::{positive, Res, Scenario, ScenarioError, SourceKind};
+use super::check_source::validate_tcp;
+use super::{positive, Res, Scenario, ScenarioError, SourceKind, TcpSpec, VideoTransportSpec};
 
 /// Largest frame of a trace, bytes (a frame of up to 65,535 datagrams at the smallest MTU).
 pub const MAX_FRAME_BYTES: i64 = 64 * 1024 * 1024;
@@ -68,6 +69,20 @@ pub(crate) fn validate_video(sc: &Scenario) -> Res<()> {
             ));
         }
         positive(&format!("{p}.video.playout_intervals"), v.playout_intervals)?;
+        if v.transport == VideoTransportSpec::Tcp {
+            if v.mtu_bytes != super::video::default_mtu() {
+                return Err(ScenarioError::new(
+                    format!("{p}.video.mtu_bytes"),
+                    "used by transport udp only; over tcp the segment size is source.tcp.mss_bytes (and mtu_bytes)",
+                ));
+            }
+            validate_tcp(&format!("{p}.tcp"), s.tcp.as_ref().unwrap_or(&TcpSpec::default()))?;
+        } else if s.tcp.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.tcp"),
+                "used only with video.transport = \"tcp\"",
+            ));
+        }
         let largest = sc.traces[&v.trace]
             .frames
             .iter()
@@ -75,7 +90,9 @@ pub(crate) fn validate_video(sc: &Scenario) -> Res<()> {
             .max()
             .unwrap_or(0);
         let per = v.mtu_bytes - 28;
-        if (largest as u64).div_ceil(per as u64) > crate::transport::udp::MAX_DATAGRAMS as u64 {
+        if v.transport == VideoTransportSpec::Udp
+            && (largest as u64).div_ceil(per as u64) > crate::transport::udp::MAX_DATAGRAMS as u64
+        {
             return Err(ScenarioError::new(
                 format!("{p}.video.mtu_bytes"),
                 format!("too small for the trace's largest frame ({largest} bytes in at most 65,535 datagrams)"),

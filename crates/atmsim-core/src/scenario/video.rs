@@ -47,7 +47,19 @@ fn default_trace_seed() -> u64 {
     1
 }
 
-/// One video stream over UDP.
+/// The transport a video stream's frames travel over.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VideoTransportSpec {
+    /// Each frame as UDP datagrams over AAL5 (seed 004 Experiments 1-3).
+    #[default]
+    Udp,
+    /// Each frame written into one TCP connection (seed 004 Experiment 4); the TCP parameters
+    /// are `source.tcp`.
+    Tcp,
+}
+
+/// One video stream over UDP or TCP.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VideoSpec {
@@ -56,6 +68,9 @@ pub struct VideoSpec {
     /// Frames per second (> 0; seed 004: MPEG 24, JPEG 15).
     #[schemars(range(min = 1e-3, max = 1e6))]
     pub frame_rate: f64,
+    /// "udp" (default) or "tcp" (then `source.tcp` holds the TCP parameters).
+    #[serde(default)]
+    pub transport: VideoTransportSpec,
     /// IP MTU of the UDP datagrams, bytes (29..=65527; default 9180, RFC 1626). A frame larger
     /// than one datagram's payload (MTU - 28) is split into several datagrams.
     #[serde(default = "default_mtu")]

@@ -169,8 +169,10 @@ impl Simulation {
                     tcp_bundle,
                     xtpx,
                     xtpx_bundle,
-                    video: crate::host::video_ends(by_flow[i].iter().copied())
-                        .map(|(tx, rx)| crate::host::video::video_summary(tx, rx)),
+                    video: crate::host::video_ends(by_flow[i].iter().copied(), {
+                        let r = f.rx_endpoint(0);
+                        (r != NONE).then(|| &self.endpoints[r as usize])
+                    }),
                     workload: self.workload_summary(i, &by_flow),
                     category: f.category.name(),
                     route: f.route.clone(),
