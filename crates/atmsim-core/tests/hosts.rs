@@ -81,6 +81,7 @@ fn cpu_bound_sender_throughput_is_tsdu_over_its_cost() {
 /// - the receiver acknowledges a segment when its receive processing is done, before the
 ///   application has read it (BSD acknowledges in tcp_input, the process reads later): the
 ///   window advertised is the buffer less that segment, 15 segments.
+///
 /// Each host needs 52 us per segment, below the 62 us a segment takes on the link, so no
 /// segment waits for a CPU and the reader reads each segment before the next arrives.
 #[test]
@@ -237,4 +238,21 @@ fn bad_host_tables_name_their_key() {
     let sc = tcp_path(json!({"tsdu_bytes": 100, "bytes": 1000}), None, None, 1.0);
     let e = build_from_json(&sc.to_string()).err().unwrap().to_string();
     assert!(e.contains("tsdu_bytes"), "{e}");
+}
+
+/// A slow reader (20 ms per read system call) behind a 4 KB receive buffer keeps closing the
+/// window; window updates and the persist timer's probes keep the transfer going, and every
+/// byte arrives exactly once: the reads, not the network, set the pace.
+#[test]
+fn a_slow_reader_closes_the_window_and_the_transfer_still_completes() {
+    let n = 200_000u64;
+    let tcp = json!({"window_bytes": 4096, "recovery": "reno", "bytes": n});
+    let mut sc = tcp_path(tcp, None, Some(json!({"per_tsdu_us": 20000.0})), 1.0);
+    sc["run"] = json!({"duration_s": 10.0});
+    let s = run(&sc);
+    let t = s.connections["t"].tcp.as_ref().unwrap();
+    assert_eq!(t.bytes_delivered, n);
+    // at most one buffer per read: n / 4096 reads of 20 ms at least
+    assert!(s.hosts["d"].system_calls as f64 >= n as f64 / 4096.0);
+    assert!(s.hosts["d"].cpu_utilization > 0.9 * (n as f64 / 4096.0) * 0.02 / 10.0);
 }
