@@ -51,12 +51,7 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             // model sets one (finish_build)
             let mut sock = Socket::new(end);
             sock.send_buffer = p.window.max(tsdu as u64);
-            return AnySource::Stream(Box::new(StreamWriter::new(
-                sock,
-                tsdu as u64,
-                p.start,
-                false,
-            )));
+            return AnySource::Stream(Box::new(StreamWriter::new(sock, tsdu as u64, p.start)));
         }
         SourceKind::Xtpx => {
             return AnySource::Transport(AnyTransport::Xtpx(Box::new(XtpxEnd::sender(
@@ -549,7 +544,7 @@ mod tests {
 fn host_models(sim: &mut Simulation, sc: &Scenario) {
     use crate::host::cpu::{HostCpu, HostParams};
     use crate::host::endpoint::{
-        host_use, stream_writer_mut, tcp_receiver_mut, video_tcp_socket_mut, HostUse,
+        each_socket, host_use, tcp_receiver_mut, video_tcp_socket_mut, HostUse,
     };
     let mut node_cpu = vec![NONE; sim.nodes.len()];
     for (i, n) in sc.nodes.iter().enumerate() {
@@ -598,20 +593,15 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
         if let Some(r) = tcp_receiver_mut(&mut ep.app) {
             r.app_reads = true; // the window is the free receive buffer
         }
-        if let Some(w) = stream_writer_mut(&mut ep.app) {
-            w.hosted = true;
-            let sb = sim.hosts.cpus[c as usize].p.send_buffer;
+        // every socket's writes and reads are system calls on the host's CPU, and sockets get
+        // the host's send buffer (docs/hosts.md, docs/workloads.md)
+        let sb = sim.hosts.cpus[c as usize].p.send_buffer;
+        each_socket(&mut ep.app, |_, s| {
+            s.gated = true;
             if sb != u64::MAX {
-                w.socket.send_buffer = sb;
+                s.send_buffer = sb;
             }
-        }
-        // a workload's sockets get the host's send buffer (docs/workloads.md)
-        if let AnySource::Workload(w) = &mut ep.app {
-            let sb = sim.hosts.cpus[c as usize].p.send_buffer;
-            if sb != u64::MAX {
-                w.set_send_buffer(sb);
-            }
-        }
+        });
         if let Some(sock) = video_tcp_socket_mut(&mut ep.app) {
             sock.send_buffer = sim.hosts.cpus[c as usize].p.send_buffer;
         }

@@ -77,10 +77,10 @@ pub enum Job {
     /// A read system call of endpoint `ep` for a datagram held in its receive buffer: then the
     /// application gets it and the buffer room is free.
     Read { ep: u32, sdu: u32, seg: SegHdr },
-    /// A write system call of endpoint `ep` (its per-TSDU cost): then the bytes enter the
-    /// socket.
-    Write { ep: u32, bytes: u64 },
-    /// A read system call of stream endpoint `ep`: then the application has read everything
+    /// A write (`read` false) or read system call on socket `conn` of endpoint `ep` (its
+    /// per-TSDU cost): then the socket lets it take effect and the application is woken.
+    Call { ep: u32, conn: u16, read: bool },
+    /// A read system call of raw transport endpoint `ep`: then the application has read everything
     /// delivered to it, which frees its receive buffer (the TCP window).
     ReadStream { ep: u32 },
     /// A system call whose only effect is its time.
@@ -279,7 +279,19 @@ mod tests {
         let first = c.push(0, 1, 10, Job::Charge);
         assert_eq!(first, Some((10, 1)));
         // protocol work arriving at 0 preempts the call (10 left)
-        assert_eq!(c.push(0, 1, 7, Job::Write { ep: 1, bytes: 5 }), None);
+        assert_eq!(
+            c.push(
+                0,
+                1,
+                7,
+                Job::Call {
+                    ep: 1,
+                    conn: 0,
+                    read: false
+                }
+            ),
+            None
+        );
         let next = c.push(0, 0, 3, job(2));
         assert_eq!(next, Some((3, 2)));
         assert_eq!(c.push(0, 0, 4, job(3)), None);
@@ -291,7 +303,16 @@ mod tests {
         assert_eq!(t, 24);
         assert_eq!(
             order,
-            vec![job(2), job(3), Job::Charge, Job::Write { ep: 1, bytes: 5 }]
+            vec![
+                job(2),
+                job(3),
+                Job::Charge,
+                Job::Call {
+                    ep: 1,
+                    conn: 0,
+                    read: false
+                }
+            ]
         );
         assert_eq!(c.stats.busy_ps, 24);
     }

@@ -11,9 +11,9 @@ use crate::abr::{AbrDest, AbrSource};
 use crate::app::{AnyApp, Application, Ctx};
 use crate::host::stream::StreamWriter;
 use crate::host::video::{VideoReceiver, VideoSender};
-use crate::host::workload::WorkloadHost;
 use crate::host::video_tcp_rx::TcpVideoReceiver;
 use crate::host::video_tcp_tx::TcpVideoSender;
+use crate::host::workload::WorkloadHost;
 use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -190,7 +190,9 @@ pub fn video_ends<'a>(
 ) -> Option<crate::metrics::VideoSummary> {
     let rx = &rx?.app;
     eps.into_iter().find_map(|e| match (&e.app, rx) {
-        (AnySource::VideoTx(t), AnySource::VideoRx(r)) => Some(crate::host::video::video_summary(t, r)),
+        (AnySource::VideoTx(t), AnySource::VideoRx(r)) => {
+            Some(crate::host::video::video_summary(t, r))
+        }
         (AnySource::VideoTcpTx(t), AnySource::VideoTcpRx(r)) => {
             Some(crate::host::video_tcp_rx::video_summary(t, r))
         }
@@ -228,6 +230,47 @@ pub fn host_use(app: &AnySource) -> (HostUse, u32) {
 pub fn stream_writer_mut(app: &mut AnySource) -> Option<&mut StreamWriter> {
     match app {
         AnySource::Stream(w) => Some(w),
+        _ => None,
+    }
+}
+
+/// Call `f` with each socket of the application and its connection number (the workload's
+/// sockets are its K connections; the others have one, number 0). None: it has no socket.
+pub fn each_socket(app: &mut AnySource, mut f: impl FnMut(u16, &mut crate::host::Socket)) -> bool {
+    match app {
+        AnySource::Stream(w) => f(0, &mut w.socket),
+        AnySource::VideoTcpTx(v) => f(0, &mut v.socket),
+        AnySource::VideoTcpRx(v) => f(0, &mut v.socket),
+        AnySource::Workload(w) => {
+            for (k, c) in w.conns.iter_mut().enumerate() {
+                f(k as u16, &mut c.sock);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The engine served a system call of one of the application's sockets (granted there): the
+/// application goes on with what it was doing.
+pub fn wake(app: &mut AnySource, ctx: &mut Ctx) {
+    match app {
+        AnySource::Stream(w) => w.wake(ctx),
+        AnySource::VideoTcpTx(v) => v.wake(ctx),
+        AnySource::VideoTcpRx(v) => v.read_more(ctx),
+        AnySource::Workload(w) => w.wake(ctx),
+        _ => {}
+    }
+}
+
+/// A video sender's keep-up log and frame interval (ps), over UDP or TCP.
+pub fn video_keep_up(
+    app: &AnySource,
+    udp_log: crate::host::video::SendLog,
+) -> Option<(crate::host::video::SendLog, f64)> {
+    match app {
+        AnySource::VideoTx(v) => Some((udp_log, v.player.interval_ps())),
+        AnySource::VideoTcpTx(v) => Some((v.log, v.player.interval_ps())),
         _ => None,
     }
 }

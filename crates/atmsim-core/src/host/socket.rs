@@ -11,9 +11,13 @@
 //! - [`Socket::read`]: the application consumed bytes (for TCP this frees receive-buffer room,
 //!   i.e. window).
 //!
-//! This version is a pass-through: no processing costs and unlimited buffers, so an application
-//! written against it sees the ideal host. The host model's costs and buffers live inside it
-//! (and in the engine), so such an application gets them unchanged.
+//! On an ideal host it is a pass-through: no processing costs and unlimited buffers. On a host
+//! with a model (`gated`, docs/hosts.md) each `write` of a new TSDU and each `read` is a system
+//! call the host's CPU serves at its application level (`per_tsdu`) before it takes effect: the
+//! first call returns 0 and asks for it ([`Socket::take_asks`]); the engine (`sim/host.rs`)
+//! serves its cost, grants it ([`Socket::grant`]) and wakes the application, whose call again
+//! (the rest of the same TSDU; or the read) then goes through. This is the one mechanism by
+//! which every application writing or reading through a socket pays its system calls.
 
 use crate::time::SimTime;
 use crate::transport::{AnyTransport, SegmentOut};
@@ -27,6 +31,34 @@ pub struct Socket {
     read: u64,
     /// Send buffer, bytes: written and unacknowledged bytes fit in it (u64::MAX: unlimited).
     pub send_buffer: u64,
+    /// The host has a model: writes and reads are system calls served by its CPU.
+    pub gated: bool,
+    /// The write system call's state, and the bytes of its TSDU not yet taken.
+    wr: Call,
+    wr_left: u64,
+    /// The read system call's state.
+    rd: Call,
+}
+
+/// A system call through a gated socket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Call {
+    /// None under way.
+    #[default]
+    Idle,
+    /// The application made it; the engine has not queued its cost yet.
+    Asked,
+    /// Its cost is queued or being served on the CPU.
+    Queued,
+    /// Its cost has been served: the call takes effect when the application makes it again.
+    Granted,
+}
+
+/// What a socket asks of the engine: a write and/or a read system call to serve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Asks {
+    pub write: bool,
+    pub read: bool,
 }
 
 impl Socket {
@@ -36,7 +68,38 @@ impl Socket {
             transport,
             read: 0,
             send_buffer: u64::MAX,
+            gated: false,
+            wr: Call::Idle,
+            wr_left: 0,
+            rd: Call::Idle,
         }
+    }
+
+    /// Gated: the system calls asked since the last look, now queued.
+    pub fn take_asks(&mut self) -> Asks {
+        let mut a = Asks::default();
+        if self.wr == Call::Asked {
+            self.wr = Call::Queued;
+            a.write = true;
+        }
+        if self.rd == Call::Asked {
+            self.rd = Call::Queued;
+            a.read = true;
+        }
+        a
+    }
+
+    /// Gated: the queued write (`read` false) or read system call's cost has been served.
+    pub fn grant(&mut self, read: bool) {
+        let c = if read { &mut self.rd } else { &mut self.wr };
+        if *c == Call::Queued {
+            *c = Call::Granted;
+        }
+    }
+
+    /// Gated: a write system call waits for the CPU (asked or queued, not yet served).
+    pub fn write_waiting(&self) -> bool {
+        matches!(self.wr, Call::Asked | Call::Queued)
     }
 
     /// See [`crate::transport::Transport::next_timer`].
@@ -52,10 +115,31 @@ impl Socket {
         self.transport.on_frame(now, sdu, seg, out)
     }
 
-    /// The application writes `bytes` (one TSDU); returns the bytes accepted (what the send
-    /// buffer has room for).
+    /// The application writes `bytes` (one TSDU, or the rest of one it began); returns the
+    /// bytes accepted (what the send buffer has room for). Gated: a new TSDU is accepted only
+    /// once its system call has been served (0 until then; the call begins only when the send
+    /// buffer has room, as BSD `sosend` blocks before copying), the rest of it as room frees.
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) -> u64 {
-        let n = bytes.min(self.send_room());
+        let mut n = bytes.min(self.send_room());
+        if self.gated {
+            match self.wr {
+                Call::Granted => {
+                    n = n.min(self.wr_left);
+                    self.wr_left -= n;
+                    if self.wr_left == 0 {
+                        self.wr = Call::Idle;
+                    }
+                }
+                Call::Idle => {
+                    if n > 0 {
+                        self.wr = Call::Asked;
+                        self.wr_left = bytes;
+                    }
+                    return 0;
+                }
+                Call::Asked | Call::Queued => return 0,
+            }
+        }
         if n > 0 {
             self.transport.write(now, n, out);
         }
@@ -83,12 +167,26 @@ impl Socket {
         self.read
     }
 
-    /// The application consumed `bytes` (at most [`Socket::delivered`]); for TCP their
-    /// receive-buffer room is free again (window).
-    pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+    /// The application consumes up to `bytes` (at most [`Socket::delivered`]) and gets the
+    /// count; for TCP their receive-buffer room is free again (window). Gated: only once the
+    /// read system call has been served (0 until then; the call begins when bytes are there).
+    pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) -> u64 {
         let n = bytes.min(self.delivered());
+        if self.gated {
+            match self.rd {
+                Call::Granted => self.rd = Call::Idle,
+                Call::Idle => {
+                    if n > 0 {
+                        self.rd = Call::Asked;
+                    }
+                    return 0;
+                }
+                Call::Asked | Call::Queued => return 0,
+            }
+        }
         self.read += n;
         self.transport.read(now, n, out);
+        n
     }
 }
 

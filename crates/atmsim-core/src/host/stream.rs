@@ -3,10 +3,10 @@
 //! them, blocking while the send buffer is full and writing again when room frees (BSD
 //! `sosend`: a write larger than the room is accepted in parts within the same system call).
 //!
-//! On an ideal host (no host model) the writes take no time. With the host model
-//! (`hosted`), each write is a system call the engine runs on the host's CPU (`sim/host.rs`):
-//! [`StreamWriter::next_syscall`] says a write may begin, [`StreamWriter::syscall_done`] hands
-//! its bytes to the socket when its per-TSDU cost has been served.
+//! On an ideal host (no host model) the writes take no time. With the host model the socket is
+//! gated (`host/socket.rs`): each new TSDU's write is a system call the host's CPU serves
+//! (`per_tsdu`) before the socket takes its bytes, as for every other application; the engine
+//! wakes the writer ([`StreamWriter::wake`]) when it has been served.
 
 use super::socket::Socket;
 use crate::app::Ctx;
@@ -19,27 +19,21 @@ pub struct StreamWriter {
     pub socket: Socket,
     /// TSDU size, bytes (> 0).
     pub tsdu: u64,
-    /// The engine runs the write system calls (host model).
-    pub hosted: bool,
     /// Writes begin at this time.
     pub start: SimTime,
     /// Bytes of the current TSDU the socket has not taken yet (the write is blocked).
     left: u64,
-    /// Hosted: a write system call is under way (being served or blocked).
-    in_syscall: bool,
     /// TSDUs whose write began.
     pub tsdus: u64,
 }
 
 impl StreamWriter {
-    pub fn new(socket: Socket, tsdu: u64, start: SimTime, hosted: bool) -> Self {
+    pub fn new(socket: Socket, tsdu: u64, start: SimTime) -> Self {
         StreamWriter {
             socket,
             tsdu,
-            hosted,
             start,
             left: 0,
-            in_syscall: false,
             tsdus: 0,
         }
     }
@@ -47,7 +41,7 @@ impl StreamWriter {
     fn set_timer(&self, ctx: &mut Ctx) {
         let t = [
             self.socket.next_timer(),
-            (!self.hosted && self.tsdus == 0).then_some(self.start),
+            (self.tsdus == 0).then_some(self.start),
         ]
         .into_iter()
         .flatten()
@@ -75,18 +69,18 @@ impl StreamWriter {
         self.set_timer(ctx);
     }
 
-    /// Continue a blocked write; on an ideal host, also begin new ones while there is room.
+    /// Continue a blocked write, then begin new ones while there is room (on a host with a
+    /// model the socket takes a new TSDU only once its write system call has been served).
     fn write_more(&mut self, now: SimTime, ctx: &mut Ctx) {
         loop {
             if self.left > 0 {
                 let n = self.socket.write(now, self.left, ctx);
                 self.left -= n;
                 if self.left > 0 {
-                    return; // blocked: the send buffer is full
+                    return; // blocked: the send buffer is full, or the system call is not done
                 }
-                self.in_syscall = false;
             }
-            if self.hosted || now < self.start || self.socket.send_room() == 0 {
+            if now < self.start || self.socket.send_room() == 0 {
                 return;
             }
             self.left = self.tsdu;
@@ -94,21 +88,8 @@ impl StreamWriter {
         }
     }
 
-    /// Hosted: true when a new write system call begins now (the previous one is complete,
-    /// the start time has come and the send buffer has room); the engine then serves its cost.
-    pub fn next_syscall(&mut self, now: SimTime) -> bool {
-        if self.in_syscall || now < self.start || self.socket.send_room() == 0 {
-            return false;
-        }
-        self.in_syscall = true;
-        true
-    }
-
-    /// Hosted: the write system call's cost has been served: its bytes enter the socket (as
-    /// many as fit; the rest as room frees).
-    pub fn syscall_done(&mut self, ctx: &mut Ctx) {
-        self.left = self.tsdu;
-        self.tsdus += 1;
+    /// The engine served a system call of the socket: go on writing.
+    pub fn wake(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         self.write_more(now, ctx);
         self.set_timer(ctx);

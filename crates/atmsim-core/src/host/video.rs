@@ -91,3 +91,22 @@ pub fn video_summary(tx: &VideoSender, rx: &VideoReceiver) -> crate::metrics::Vi
         send_backlog_max_bytes: None,
     }
 }
+
+/// A video sender's log for seed 004's keep-up rule: frames whose first packet was handed to
+/// the adapter (UDP) or whose write took effect (TCP, docs/hosts.md), and the first and last
+/// such times.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SendLog {
+    pub frames: u64,
+    pub first: crate::time::SimTime,
+    pub last: crate::time::SimTime,
+}
+
+impl SendLog {
+    /// Mean send time per frame (seed 004 section 4.1: "the time the first packet of a frame
+    /// is transmitted to the time the first packet from the next consecutive frame is
+    /// transmitted", averaged), ps; None below two frames.
+    pub fn mean_send_ps(&self) -> Option<f64> {
+        (self.frames >= 2).then(|| (self.last - self.first) as f64 / (self.frames - 1) as f64)
+    }
+}

@@ -58,9 +58,15 @@ impl TcpVideoReceiver {
             let (m2, b) = self.schedule.take();
             self.next = (m2, end + b as u64);
         }
-        if delivered > self.read {
-            self.socket.read(now, delivered - self.read, ctx);
-            self.read = delivered;
+        self.read_more(ctx);
+    }
+
+    /// Read what has been delivered (on a host with a model: once the read system call has been
+    /// served; the engine then calls this again).
+    pub fn read_more(&mut self, ctx: &mut Ctx) {
+        let d = self.socket.delivered();
+        if d > 0 {
+            self.read += self.socket.read(ctx.now, d, ctx);
         }
         self.set_timer(ctx);
     }

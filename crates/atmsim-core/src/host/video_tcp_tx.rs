@@ -6,10 +6,17 @@
 //! accept at once (its send buffer is full) waits in the application, frame by frame, in order,
 //! and is written as soon as room frees up (an ACK came back). Nothing is ever dropped: over
 //! TCP a frame is late, never lost. The receiving end is `host/video_tcp_rx.rs`.
+//!
+//! Seed 004's keep-up rule (section 4.1) applies to it as to the UDP sender: on a host with a
+//! model, [`TcpVideoSender::log`] records when each counted frame's write took effect (its
+//! write system call was served and the socket took its first bytes: from then on TCP may
+//! send it; docs/hosts.md says why this stands for "the first packet of a frame is
+//! transmitted" over TCP).
 
 use crate::app::video::FramePlayer;
 use crate::app::Ctx;
 use crate::host::socket::Socket;
+use crate::host::video::SendLog;
 use crate::time::SimTime;
 use crate::wire::SegHdr;
 use std::collections::VecDeque;
@@ -21,9 +28,13 @@ pub struct TcpVideoSender {
     pub socket: Socket,
     /// Frames numbered from this on are counted (due after warm-up).
     pub first_frame: u64,
-    /// Bytes of due frames the socket has not accepted yet, one entry per frame, oldest first.
-    pending: VecDeque<u64>,
-    /// The most bytes ever waiting in the application (the sender falling behind).
+    /// Due frames the socket has not fully accepted yet, oldest first: (frame number, bytes
+    /// not accepted yet, none of it accepted yet).
+    pending: VecDeque<(u64, u64, bool)>,
+    /// Keep-up log: counted frames whose write took effect, first and last such times.
+    pub log: SendLog,
+    /// The most bytes ever waiting in the application (the sender falling behind), sampled
+    /// whenever the socket took what it could.
     pub backlog_max: u64,
 }
 
@@ -34,6 +45,7 @@ impl TcpVideoSender {
             socket,
             first_frame,
             pending: VecDeque::new(),
+            log: SendLog::default(),
             backlog_max: 0,
         }
     }
@@ -46,9 +58,9 @@ impl TcpVideoSender {
         let now = ctx.now;
         self.socket.on_timer(now, ctx);
         while self.player.next_due().is_some_and(|t| t <= now) {
-            let (_, bytes) = self.player.take();
+            let (m, bytes) = self.player.take();
             if bytes > 0 {
-                self.pending.push_back(bytes as u64);
+                self.pending.push_back((m, bytes as u64, true));
             }
         }
         self.flush(now, ctx);
@@ -65,15 +77,33 @@ impl TcpVideoSender {
 
     /// Write waiting frames in order until the socket takes no more.
     fn flush(&mut self, now: SimTime, ctx: &mut Ctx) {
-        while let Some(rest) = self.pending.front_mut() {
+        while let Some((m, rest, fresh)) = self.pending.front_mut() {
             let n = self.socket.write(now, *rest, ctx);
             *rest -= n.min(*rest);
+            if n > 0 && std::mem::replace(fresh, false) && *m >= self.first_frame {
+                if self.log.frames == 0 {
+                    self.log.first = now;
+                }
+                self.log.frames += 1;
+                self.log.last = now;
+            }
             if *rest > 0 {
                 break;
             }
             self.pending.pop_front();
         }
-        self.backlog_max = self.backlog_max.max(self.backlog());
+        // sampled when no write system call waits for the CPU (on a host with a model the
+        // frame being written is not in the socket until its call has been served)
+        if !self.socket.write_waiting() {
+            self.backlog_max = self.backlog_max.max(self.backlog());
+        }
+    }
+
+    /// The engine served a system call of the socket: go on writing.
+    pub fn wake(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        self.flush(now, ctx);
+        self.set_timer(ctx);
     }
 
     fn set_timer(&self, ctx: &mut Ctx) {
@@ -93,6 +123,6 @@ impl TcpVideoSender {
 
     /// Bytes of due frames still waiting in the application.
     pub fn backlog(&self) -> u64 {
-        self.pending.iter().sum()
+        self.pending.iter().map(|p| p.1).sum()
     }
 }

@@ -497,9 +497,10 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
     // the application reads whatever has arrived
     let avail = c.sock.delivered();
     if avail > 0 {
-        c.sock.read(now, avail, &mut ConnOut { ctx, conn: k });
-        c.read_total += avail;
-        progress = true;
+        // on a host with a model the read is a system call: 0 until it has been served
+        let got = c.sock.read(now, avail, &mut ConnOut { ctx, conn: k });
+        c.read_total += got;
+        progress |= got > 0;
     }
     if c.pending > 0 {
         let n = c.sock.write(now, c.pending, &mut ConnOut { ctx, conn: k });
@@ -629,6 +630,16 @@ fn restart_window(
     }
 }
 
+impl WorkloadHost {
+    /// The engine served a system call of one of the sockets: run every connection on.
+    pub fn wake(&mut self, ctx: &mut Ctx) {
+        self.pump(ctx);
+        if let Some(t) = self.next_timer() {
+            ctx.set_timer(t.max(ctx.now));
+        }
+    }
+}
+
 impl Application for WorkloadHost {
     fn start(&mut self, ctx: &mut Ctx) {
         self.pump(ctx);
@@ -640,7 +651,13 @@ impl Application for WorkloadHost {
         let now = ctx.now;
         for (k, c) in self.conns.iter_mut().enumerate() {
             if c.sock.next_timer().is_some_and(|t| t <= now) {
-                c.sock.on_timer(now, &mut ConnOut { ctx, conn: k as u16 });
+                c.sock.on_timer(
+                    now,
+                    &mut ConnOut {
+                        ctx,
+                        conn: k as u16,
+                    },
+                );
             }
         }
         self.pump(ctx);
@@ -652,8 +669,15 @@ impl Application for WorkloadHost {
         let k = seg.conn as usize;
         if let Some(c) = self.conns.get_mut(k) {
             c.last_rx = ctx.now;
-            c.sock
-                .on_frame(ctx.now, sdu, seg, &mut ConnOut { ctx, conn: k as u16 });
+            c.sock.on_frame(
+                ctx.now,
+                sdu,
+                seg,
+                &mut ConnOut {
+                    ctx,
+                    conn: k as u16,
+                },
+            );
         }
         self.pump(ctx);
         if let Some(t) = self.next_timer() {

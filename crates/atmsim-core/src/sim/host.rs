@@ -2,34 +2,22 @@
 //! endpoint on a host with a model pass through its CPU on the way out (send processing, then
 //! the cells go to the adapter, the host's output port) and on the way in (receive
 //! processing, then the transport gets the frame; a datagram then waits in its socket's
-//! receive buffer for the application's read). A stream writer's write system calls are
-//! served there too. Without host models nothing here runs.
+//! receive buffer for the application's read). The write and read system calls of every
+//! application's sockets are served there too (one mechanism: the socket asks, the CPU serves
+//! `per_tsdu`, the socket is granted and the application woken; `host/socket.rs`). Without host
+//! models nothing here runs.
 
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::Event;
 use crate::host::cpu::{HostCpu, Job};
-use crate::host::endpoint::{host_use, read_all, stream_writer_mut, video_sender, HostUse};
+use crate::host::endpoint::{
+    each_socket, host_use, read_all, video_keep_up, video_sender, wake, HostUse,
+};
 use crate::net::NONE;
 use crate::sim::*;
 use crate::wire::SegHdr;
 
-/// A video sender's log for seed 004's keep-up rule: frames whose first packet was handed to
-/// the adapter, and the first and last such times.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SendLog {
-    pub frames: u64,
-    pub first: SimTime,
-    pub last: SimTime,
-}
-
-impl SendLog {
-    /// Mean send time per frame (seed 004 section 4.1: "the time the first packet of a frame
-    /// is transmitted to the time the first packet from the next consecutive frame is
-    /// transmitted", averaged), ps; None below two frames.
-    pub fn mean_send_ps(&self) -> Option<f64> {
-        (self.frames >= 2).then(|| (self.last - self.first) as f64 / (self.frames - 1) as f64)
-    }
-}
+pub use crate::host::video::SendLog;
 
 /// The engine's host models: one CPU per host node with a model, which CPU serves each
 /// endpoint, and the video senders' logs.
@@ -78,17 +66,21 @@ impl Simulation {
         self.cpu_push(c, 0, cost, Job::Rx { ep: e, sdu, seg });
     }
 
-    /// After any call of endpoint `e` on a host with a model: a stream writer may begin its
-    /// next write system call.
+    /// After any call of endpoint `e` on a host with a model: the write and read system calls
+    /// its sockets asked for are queued on the CPU's application level (`per_tsdu` each).
     pub(crate) fn host_after_call(&mut self, c: u32, e: u32) {
-        let now = self.now;
-        let Some(w) = stream_writer_mut(&mut self.endpoints[e as usize].app) else {
-            return;
-        };
-        if w.next_syscall(now) {
-            let cost = self.hosts.cpus[c as usize].p.per_tsdu;
-            let bytes = w.tsdu;
-            self.cpu_push(c, 1, cost, Job::Write { ep: e, bytes });
+        let mut asked: Vec<Job> = Vec::new(); // allocates only when a call was asked
+        each_socket(&mut self.endpoints[e as usize].app, |conn, s| {
+            let a = s.take_asks();
+            for (yes, read) in [(a.write, false), (a.read, true)] {
+                if yes {
+                    asked.push(Job::Call { ep: e, conn, read });
+                }
+            }
+        });
+        let cost = self.hosts.cpus[c as usize].p.per_tsdu;
+        for j in asked {
+            self.cpu_push(c, 1, cost, j);
         }
     }
 
@@ -147,7 +139,11 @@ impl Simulation {
                     return;
                 }
                 self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
-                if seg.has_data() && !self.hosts.reading[ep as usize] {
+                let raw = matches!(
+                    self.endpoints[ep as usize].app,
+                    crate::host::AnySource::Transport(_)
+                );
+                if raw && seg.has_data() && !self.hosts.reading[ep as usize] {
                     // the receiving application wakes up and reads (docs/hosts.md)
                     self.hosts.reading[ep as usize] = true;
                     let cost = self.hosts.cpus[c as usize].p.per_tsdu;
@@ -162,14 +158,17 @@ impl Simulation {
                 }
                 self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
             }
-            Job::Write { ep, .. } => {
+            Job::Call { ep, conn, read } => {
                 if warm {
                     self.hosts.cpus[c as usize].stats.syscalls += 1;
                 }
                 self.host_call(ep, |app, ctx| {
-                    if let Some(w) = stream_writer_mut(app) {
-                        w.syscall_done(ctx);
-                    }
+                    each_socket(app, |k, s| {
+                        if k == conn {
+                            s.grant(read);
+                        }
+                    });
+                    wake(app, ctx);
                 });
             }
             Job::ReadStream { ep } => {
@@ -207,11 +206,9 @@ impl Simulation {
                 if self.hosts.ep_cpu[e] != c as u32 {
                     continue;
                 }
-                let Some(v) = video_sender(&ep.app) else {
+                let Some((log, interval)) = video_keep_up(&ep.app, self.hosts.send_log[e]) else {
                     continue;
                 };
-                let log = self.hosts.send_log[e];
-                let interval = v.player.interval_ps();
                 let mean = log.mean_send_ps();
                 let tol = cpu.p.keep_up_tolerance as f64;
                 video_senders.insert(
