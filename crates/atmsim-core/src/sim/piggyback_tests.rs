@@ -8,7 +8,6 @@ use crate::host::AnySource;
 use crate::metrics::workload::WorkloadSummary;
 use crate::sim::Simulation;
 use crate::time::CELL_BIT_PS;
-use crate::transport::AnyTransport;
 use serde_json::json;
 
 const MSS: u32 = 9140;
@@ -53,15 +52,13 @@ fn acks(sim: &Simulation) -> Vec<(u64, u64, u64)> {
             AnySource::Workload(w) => Some(w),
             _ => None,
         })
-        .map(|w| match &w.conns[0].sock.transport {
-            AnyTransport::Tcp(t) => {
-                let r = t.receiver.as_ref().expect("duplex");
-                let s = t.sender.as_ref().expect("duplex");
-                assert_eq!(r.piggybacked_acks, s.stats.segments_sent);
-                let new = s.stats.segments_sent - s.stats.retransmitted_segments;
-                (r.acks_sent, new, s.stats.retransmitted_segments)
-            }
-            _ => panic!("tcp"),
+        .map(|w| {
+            let t = w.conns[0].sock.transport.tcp().expect("tcp");
+            let r = t.receiver.as_ref().expect("duplex");
+            let s = t.sender.as_ref().expect("duplex");
+            assert_eq!(r.piggybacked_acks, s.stats.segments_sent);
+            let new = s.stats.segments_sent - s.stats.retransmitted_segments;
+            (r.acks_sent, new, s.stats.retransmitted_segments)
         })
         .collect()
 }
