@@ -28,6 +28,8 @@ mod summary;
 #[cfg(test)]
 mod fabric_tests;
 #[cfg(test)]
+mod piggyback_tests;
+#[cfg(test)]
 mod workload_tests;
 
 pub use crate::host::{

@@ -2,16 +2,59 @@
 //! the other end's, either absent when that direction carries no data.
 //!
 //! Incoming frames are dispatched by their header: a frame with data goes to the receiver, one
-//! with an acknowledgement to the sender (a frame may carry both). ACKs are sent as frames of
-//! their own; BSD would piggyback a pending ACK on outgoing data ([`SegHdr`] has room for both
-//! numbers, `SEG_DATA | SEG_ACK`): not modelled yet, the receiver's delayed-ACK timer decides.
+//! with an acknowledgement to the sender (a frame may carry both). An end with both halves
+//! piggybacks: every data segment its sender sends carries the receiver's acknowledgement
+//! number (`SEG_DATA | SEG_ACK`) and stands for the ACK (a pending delayed ACK is cancelled),
+//! as 4.3BSD's tcp_output sets the ACK field on every segment and clears TF_DELACK (RFC 1122
+//! section 4.2.3.2; Stevens, TCP/IP Illustrated vol. 2, ch. 26). An ACK the receiver owes on
+//! a data arrival waits until the sender has reacted to the same frame (BSD's tcp_input leaves
+//! it to the tcp_output call at its end), so data the frame's ACK releases carry it. One-way
+//! ends (a sender or a receiver only) send exactly as before.
 
 #[cfg(test)]
 use super::Workload;
 use super::{TcpParams, TcpReceiver, TcpSender};
 use crate::time::SimTime;
 use crate::transport::{SegmentOut, Transport};
-use crate::wire::SegHdr;
+#[cfg(test)]
+use crate::wire::SEG_DATA;
+use crate::wire::{SegHdr, SEG_ACK};
+
+/// The sender's outbox of a duplex end: every data frame gets the receiver's acknowledgement.
+struct Piggyback<'a, O> {
+    r: &'a mut TcpReceiver,
+    out: &'a mut O,
+}
+
+impl<O: SegmentOut> SegmentOut for Piggyback<'_, O> {
+    fn room(&self) -> bool {
+        self.out.room()
+    }
+    fn frame(&mut self, sdu: u32, mut seg: SegHdr) {
+        if seg.has_data() {
+            seg.flags |= SEG_ACK;
+            seg.ack = self.r.piggyback();
+        }
+        self.out.frame(sdu, seg);
+    }
+}
+
+/// Call the end's sender with its outbox: the piggybacking one when the end also receives.
+macro_rules! with_sender {
+    ($end:expr, $out:expr, |$s:ident, $o:ident| $body:expr) => {
+        match (&mut $end.sender, &mut $end.receiver) {
+            (Some($s), Some(r)) => {
+                let $o = &mut Piggyback { r, out: &mut *$out };
+                $body
+            }
+            (Some($s), None) => {
+                let $o = &mut *$out;
+                $body
+            }
+            (None, _) => {}
+        }
+    };
+}
 
 #[derive(Clone, Debug)]
 pub struct TcpEnd {
@@ -46,9 +89,7 @@ impl TcpEnd {
     /// The application writes `bytes` (one TSDU) to this end's sender ([`TcpSender::write`]);
     /// nothing without a sender.
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
-        if let Some(s) = &mut self.sender {
-            s.write(now, bytes, out);
-        }
+        with_sender!(self, out, |s, o| s.write(now, bytes, o));
     }
     /// See [`TcpSender::send_buffered`]; 0 without a sender.
     pub fn send_buffered(&self) -> u64 {
@@ -78,22 +119,32 @@ impl Transport for TcpEnd {
     /// Both halves are called: each checks its own deadlines (the receiver acts only when its
     /// delayed ACK is due; the sender's output is idempotent when nothing changed).
     fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
-        if let Some(s) = &mut self.sender {
-            s.on_timer(now, out);
-        }
+        with_sender!(self, out, |s, o| s.on_timer(now, o));
         if let Some(r) = &mut self.receiver {
             r.on_timer(now, out);
         }
     }
+    /// Data first (the receiver decides whether an ACK is due), then the acknowledgement (the
+    /// sender may send, carrying that ACK), then the ACK still owed as a frame of its own.
     fn on_frame(&mut self, now: SimTime, sdu: u32, seg: SegHdr, out: &mut impl SegmentOut) {
+        let duplex = self.sender.is_some();
         if let (Some(r), true) = (&mut self.receiver, seg.has_data()) {
+            r.hold = duplex;
             r.on_segment(now, sdu, seg.seq, out);
         }
-        if let (Some(s), true) = (&mut self.sender, seg.has_ack()) {
-            if let Some(w) = seg.window() {
+        if seg.has_ack() {
+            if let (Some(s), Some(w)) = (&mut self.sender, seg.window()) {
                 s.on_window(seg.ack, w);
             }
-            s.on_ack(now, seg.ack, out);
+            let with_data = seg.has_data();
+            with_sender!(self, out, |s, o| if with_data {
+                s.on_piggybacked_ack(now, seg.ack, o)
+            } else {
+                s.on_ack(now, seg.ack, o)
+            });
+        }
+        if let Some(r) = &mut self.receiver {
+            r.release(out);
         }
     }
 }
@@ -140,5 +191,62 @@ mod tests {
         assert_eq!(b.receiver.as_ref().unwrap().rcv_nxt, bytes);
         assert_eq!(a.receiver.as_ref().unwrap().rcv_nxt, bytes / 2);
         assert_eq!((sa.acked(), sb.acked()), (bytes, bytes / 2));
+    }
+
+    /// B has one segment of A's unacknowledged (its delayed ACK pending); B's application
+    /// writes: the data segment carries the ACK and the delayed ACK is cancelled (no pure ACK
+    /// ever goes). A gets the ACK from the data segment; three more acknowledging
+    /// nothing new are no duplicate ACKs (Reno would retransmit on the third).
+    #[test]
+    fn data_carries_the_ack_and_cancels_the_delayed_ack() {
+        let mut p = params(); // MSS 512
+        p.delayed_ack = true;
+        p.recovery = super::super::Recovery::Reno;
+        p.workload = Workload::App;
+        p.initial_cwnd = 8;
+        let mut a = TcpEnd::duplex(p.clone(), p.clone());
+        let mut b = TcpEnd::duplex(p.clone(), p);
+        let mut out = Out::default();
+        a.on_timer(0, &mut out);
+        b.on_timer(0, &mut out);
+        a.write(1, 512, &mut out);
+        let (sdu, seg) = out.frames.pop().unwrap();
+        assert_eq!(
+            seg,
+            SegHdr {
+                flags: SEG_DATA | SEG_ACK,
+                seq: 0,
+                ack: 0,
+                conn: 0
+            }
+        );
+        b.on_frame(2, sdu, seg, &mut out);
+        assert!(out.frames.is_empty(), "one segment: the ACK is delayed");
+        assert!(b.next_timer().is_some());
+        b.write(3, 4 * 512, &mut out);
+        assert_eq!(out.frames.len(), 4);
+        for f in &out.frames {
+            assert_eq!(f.1.flags, SEG_DATA | SEG_ACK);
+            assert_eq!(f.1.ack, 512);
+        }
+        let r = b.receiver.as_ref().unwrap();
+        assert_eq!((r.acks_sent, r.piggybacked_acks), (0, 4));
+        assert_eq!(
+            b.next_timer(),
+            b.sender.as_ref().unwrap().next_timer(),
+            "no delayed ACK"
+        );
+        // A: the first data segment acknowledges its 512 B; the next three acknowledge nothing new
+        // while A has new data outstanding: not duplicate ACKs
+        let from_b: Vec<_> = out.frames.drain(..).collect();
+        a.write(4, 512, &mut out);
+        assert_eq!(out.frames.len(), 1, "a full segment: Nagle lets it go");
+        for (sdu, seg) in from_b {
+            a.on_frame(5, sdu, seg, &mut out);
+        }
+        let sa = a.sender.as_ref().unwrap();
+        assert_eq!(sa.acked(), 512);
+        assert_eq!(sa.stats.fast_retransmits, 0);
+        assert_eq!(sa.stats.retransmitted_segments, 0);
     }
 }

@@ -27,6 +27,8 @@
 //!   recovery lasts until everything sent before it is acknowledged);
 //! - optional delayed ACKs (BSD: ACK every second full segment, else when the 200 ms fast timer
 //!   next fires, so after 0-200 ms), out-of-order and duplicate segments acknowledged at once;
+//! - ACKs piggybacked on data at an end that both sends and receives ([`TcpEnd`], full duplex):
+//!   a data segment carries the acknowledgement and cancels a pending delayed ACK (BSD);
 //! - optional Nagle (a small segment waits while data are unacknowledged) and sender SWS
 //!   avoidance (no small segment merely because the window is short);
 //! - window scaling (RFC 1323): without it the window is at most 65,535 B.

@@ -28,7 +28,14 @@ pub struct TcpReceiver {
     read: u64,
     /// Right edge of the window advertised last (app_reads).
     adv_edge: u64,
+    /// Pure ACKs sent (frames of their own).
     pub acks_sent: u64,
+    /// ACKs that rode on a data segment of this end's sender ([`TcpReceiver::piggyback`]).
+    pub piggybacked_acks: u64,
+    /// An ACK decided while `hold` is set is owed ([`TcpReceiver::release`] sends it unless a
+    /// data segment carried it first).
+    pub(super) hold: bool,
+    owed: bool,
     /// Window updates sent because the application's reads opened the window.
     pub window_updates: u64,
     /// Bytes refused because they lay beyond the advertised window (window probes).
@@ -50,6 +57,9 @@ impl TcpReceiver {
             read: 0,
             adv_edge: 0,
             acks_sent: 0,
+            piggybacked_acks: 0,
+            hold: false,
+            owed: false,
             window_updates: 0,
             beyond_window_bytes: 0,
             dup_segments: 0,
@@ -100,7 +110,44 @@ impl TcpReceiver {
         self.delack_at
     }
 
+    /// An ACK is due now: sent at once, or owed while `hold` is set (the end's sender may
+    /// carry it on data in the same call, as BSD's tcp_input leaves the ACK to tcp_output).
     fn ack(&mut self, out: &mut impl SegmentOut) {
+        if self.hold {
+            self.owed = true;
+            return;
+        }
+        self.ack_frame(out);
+    }
+
+    /// The end's sender sends a data segment: it carries the acknowledgement number `rcv_nxt`
+    /// (returned, 32 bits as on the wire) and counts as the ACK: a pending delayed ACK is
+    /// cancelled and an owed one is not sent (BSD tcp_output sets the ACK field on every
+    /// segment and clears TF_DELACK; RFC 1122 4.2.3.2). When the application reads through
+    /// the host model and the window's right edge moved since it was last advertised, the
+    /// data segment (whose header has no room for the window, docs/tcp.md) does not tell the
+    /// new window: the pending ACK then stays and tells it.
+    pub fn piggyback(&mut self) -> u32 {
+        self.piggybacked_acks += 1;
+        let told = !self.app_reads || self.read + self.p.window == self.adv_edge;
+        if told {
+            self.owed = false;
+            self.more = false;
+            self.unacked_segments = 0;
+            self.delack_at = None;
+        }
+        self.rcv_nxt as u32
+    }
+
+    /// End of a `hold`: the ACK still owed goes out as a frame of its own.
+    pub fn release(&mut self, out: &mut impl SegmentOut) {
+        self.hold = false;
+        if std::mem::take(&mut self.owed) {
+            self.ack_frame(out);
+        }
+    }
+
+    fn ack_frame(&mut self, out: &mut impl SegmentOut) {
         if !out.room() {
             self.more = true;
             return;
@@ -144,7 +191,7 @@ impl TcpReceiver {
                 end = limit.max(seq);
             }
             if end <= seq {
-                self.ack(out); // a window probe: tell the sender the window
+                self.ack_frame(out); // a window probe: tell the sender the window
                 return;
             }
         }

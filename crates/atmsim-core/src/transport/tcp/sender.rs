@@ -269,8 +269,19 @@ impl TcpSender {
         let _ = now;
     }
 
-    /// An acknowledgement arrived (the 32-bit ACK number of an intact ACK frame).
+    /// An acknowledgement arrived (the 32-bit ACK number of an intact pure ACK frame).
     pub fn on_ack(&mut self, now: SimTime, ack32: u32, out: &mut impl SegmentOut) {
+        self.ack_in(now, ack32, false, out);
+    }
+
+    /// An acknowledgement carried by a data segment of the other end: processed as a pure
+    /// ACK, except that it is never a duplicate ACK (BSD tcp_input counts a duplicate only for
+    /// a segment without data, `ti_len == 0` in 4.4BSD tcp_input, Stevens vol. 2 ch. 29).
+    pub fn on_piggybacked_ack(&mut self, now: SimTime, ack32: u32, out: &mut impl SegmentOut) {
+        self.ack_in(now, ack32, true, out);
+    }
+
+    fn ack_in(&mut self, now: SimTime, ack32: u32, with_data: bool, out: &mut impl SegmentOut) {
         // unwrap against snd_una
         let ack = self
             .snd_una
@@ -281,7 +292,7 @@ impl TcpSender {
         let mss = self.p.mss as u64;
         let window_update = std::mem::take(&mut self.window_moved);
         if ack <= self.snd_una {
-            if ack == self.snd_una && self.snd_max > self.snd_una && !window_update {
+            if ack == self.snd_una && self.snd_max > self.snd_una && !window_update && !with_data {
                 self.duplicate_ack(now, out);
             }
             if self.adv_edge.is_some() {
