@@ -57,7 +57,8 @@ fn hosts(sim: &Simulation) -> Vec<&WorkloadHost> {
 /// The time a frame of `sdu` bytes takes on one link, s (AAL5: 8 B trailer, 48 B per cell).
 fn frame_s(sdu: u32, mbps: f64) -> f64 {
     let cells = (sdu + 8).div_ceil(48) as f64;
-    cells * CELL_BIT_PS as f64 / 1e12 * (1.0 / mbps) * 1.0
+    // CELL_BIT_PS is one cell's time at 1 b/s, in ps
+    cells * CELL_BIT_PS as f64 / 1e12 / (mbps * 1e6)
 }
 
 /// Request-response with slow start: a request of n full segments (initial window 1 segment,
