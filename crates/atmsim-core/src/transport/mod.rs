@@ -31,6 +31,40 @@ use crate::wire::SegHdr;
 use tcp::TcpEnd;
 use xtpx::XtpxEnd;
 
+/// What the application gives a transport's sender to send (TCP and XTPX alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// An infinite file (bulk transfer): always data to send.
+    Bulk,
+    /// A finite transfer of this many bytes.
+    Bytes(u64),
+    /// The sender sends only what the application wrote (`write`); each write is one TSDU and
+    /// its end a push boundary (for TCP: a short segment ending there goes out at once when
+    /// nothing is outstanding or Nagle is off, else it waits for the ACK or for more data).
+    App,
+}
+
+impl Workload {
+    /// Bytes the application has given the sender so far, `written` of them by `write` (bulk:
+    /// unlimited).
+    pub fn limit(self, written: u64) -> u64 {
+        match self {
+            Workload::Bulk => u64::MAX,
+            Workload::Bytes(n) => n,
+            Workload::App => written,
+        }
+    }
+}
+
+/// The earlier of two optional deadlines (a full-duplex end's next timer: its sender's or its
+/// receiver's).
+pub fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Where a transport end writes the frames it sends in one call.
 pub trait SegmentOut {
     /// Room for more frames in this call (the engine's per-call outbox).

@@ -109,12 +109,10 @@ impl TcpEnd {
 
 impl Transport for TcpEnd {
     fn next_timer(&self) -> Option<SimTime> {
-        let s = self.sender.as_ref().and_then(|s| s.next_timer());
-        let r = self.receiver.as_ref().and_then(|r| r.next_timer());
-        match (s, r) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        crate::transport::earliest(
+            self.sender.as_ref().and_then(|s| s.next_timer()),
+            self.receiver.as_ref().and_then(|r| r.next_timer()),
+        )
     }
     /// Both halves are called: each checks its own deadlines (the receiver acts only when its
     /// delayed ACK is due; the sender's output is idempotent when nothing changed).

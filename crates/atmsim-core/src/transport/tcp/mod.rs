@@ -74,18 +74,8 @@ pub enum Recovery {
     NewReno,
 }
 
-/// What the application gives TCP to send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Workload {
-    /// An infinite file (bulk transfer): always data to send.
-    Bulk,
-    /// A finite transfer of this many bytes.
-    Bytes(u64),
-    /// The sender sends only what the application wrote ([`TcpSender::write`]); each write is
-    /// one TSDU and its end a push boundary: a short segment ending there goes out at once when
-    /// nothing is outstanding (or Nagle is off), else it waits for the ACK or for more data.
-    App,
-}
+/// What the application gives the sender to send (shared with the other transports).
+pub use super::Workload;
 
 /// Parameters of one TCP connection (both ends).
 #[derive(Clone, Debug)]

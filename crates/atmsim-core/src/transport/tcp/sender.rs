@@ -138,11 +138,7 @@ impl TcpSender {
 
     /// Bytes the application has given TCP so far (bulk: unlimited).
     fn app_limit(&self) -> u64 {
-        match self.p.workload {
-            Workload::Bulk => u64::MAX,
-            Workload::Bytes(n) => n,
-            Workload::App => self.written,
-        }
+        self.p.workload.limit(self.written)
     }
 
     /// The application appends `bytes` to the send buffer (one TSDU, [`Workload::App`]); TCP

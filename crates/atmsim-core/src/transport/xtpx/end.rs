@@ -47,12 +47,10 @@ impl XtpxEnd {
 
 impl Transport for XtpxEnd {
     fn next_timer(&self) -> Option<SimTime> {
-        let s = self.sender.as_ref().and_then(|s| s.next_timer());
-        let r = self.receiver.as_ref().and_then(|r| r.next_timer());
-        match (s, r) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        crate::transport::earliest(
+            self.sender.as_ref().and_then(|s| s.next_timer()),
+            self.receiver.as_ref().and_then(|r| r.next_timer()),
+        )
     }
     fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
         if let Some(s) = &mut self.sender {

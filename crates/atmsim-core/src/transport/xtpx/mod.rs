@@ -80,16 +80,8 @@ impl Rate {
     }
 }
 
-/// What the application gives XTPX to send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Workload {
-    /// An infinite file (bulk transfer).
-    Bulk,
-    /// A finite transfer of this many bytes.
-    Bytes(u64),
-    /// Only what the application wrote ([`XtpxSender::write`]).
-    App,
-}
+/// What the application gives the sender to send (shared with the other transports).
+pub use super::Workload;
 
 /// Parameters of one XTPX connection (both ends).
 #[derive(Clone, Debug)]

@@ -100,11 +100,7 @@ impl XtpxSender {
 
     /// Bytes the application has given XTPX so far (bulk: unlimited).
     fn app_limit(&self) -> u64 {
-        match self.p.workload {
-            Workload::Bulk => u64::MAX,
-            Workload::Bytes(n) => n,
-            Workload::App => self.written,
-        }
+        self.p.workload.limit(self.written)
     }
 
     /// The application appends `bytes` (one TSDU, [`Workload::App`]); XTPX sends at once what
