@@ -34,9 +34,9 @@ READINGS = """# Readings (docs/video.md, docs/fabrics.md): one VC per stream, UB
 # 10 m (0.05 us); frames as UDP datagrams over AAL5 with LLC/SNAP (MTU 9,180); each stream
 # starts at a random frame of the trace and a random phase (connections.NAME.video stream of the
 # run's seed); the trace is the project's synthetic {codec} model of the seed's clip (atmsim.synth,
-# 3 min 40 s, looping). Not modelled: the hosts' send and receive costs, adapters and socket
-# buffers (issue 15 item 2): the senders are ideal, so no run is discarded as "sender could not
-# keep up".{extra}
+# 3 min 40 s, looping). Hosts are ideal here (no `nodes[].host`): no send or receive costs, no
+# socket buffers, so no run is flagged "sender could not keep up"; `host = {{ preset = "seed004" }}`
+# on the host nodes switches the host model on (docs/hosts.md; its effect: docs/video.md).{extra}
 """
 
 
