@@ -347,22 +347,8 @@ impl Builder<'_> {
             endpoints[dst].app = end(back.as_ref(), Some(&there));
         }
         for k in 1..c.source.bundle as u16 {
-            let (a, b) = (endpoints.len(), endpoints.len() + 1);
-            let mut ea = self.endpoint(
-                fwd,
-                end(Some(&there), back.as_ref()),
-                format!("connections.{}.source#{k}", c.name),
-            );
-            let mut eb = self.endpoint(
-                rev,
-                end(back.as_ref(), Some(&there)),
-                format!("connections.{}.tcp_receiver#{k}", c.name),
-            );
-            (ea.conn, eb.conn) = (k, k);
-            endpoints.push(ea);
-            endpoints.push(eb);
-            flows[fwd].set_rx(k, b as u32);
-            flows[rev].set_rx(k, a as u32);
+            let pair = (end(Some(&there), back.as_ref()), end(back.as_ref(), Some(&there)));
+            self.bundle_member(c, k, (fwd, rev), pair, "tcp_receiver", flows, endpoints);
         }
     }
 
@@ -378,24 +364,34 @@ impl Builder<'_> {
     ) {
         let p = xtpx_params(&c.source);
         for k in 1..c.source.bundle as u16 {
-            let (a, b) = (endpoints.len(), endpoints.len() + 1);
             let end = |e: XtpxEnd| AnySource::Transport(AnyTransport::Xtpx(Box::new(e)));
-            let mut ea = self.endpoint(
-                fwd,
-                end(XtpxEnd::sender(p.clone())),
-                format!("connections.{}.source#{k}", c.name),
-            );
-            let mut eb = self.endpoint(
-                rev,
-                end(XtpxEnd::receiver(p.clone())),
-                format!("connections.{}.xtpx_receiver#{k}", c.name),
-            );
-            (ea.conn, eb.conn) = (k, k);
-            endpoints.push(ea);
-            endpoints.push(eb);
-            flows[fwd].set_rx(k, b as u32);
-            flows[rev].set_rx(k, a as u32);
+            let pair = (end(XtpxEnd::sender(p.clone())), end(XtpxEnd::receiver(p.clone())));
+            self.bundle_member(c, k, (fwd, rev), pair, "xtpx_receiver", flows, endpoints);
         }
+    }
+
+    /// Connection `k` of a bundle on flows `fwd`/`rev`: its sending end (`apps.0`, on `fwd`)
+    /// and receiving end (`apps.1`, named `connections.NAME.RX#k`), each flow handing frames
+    /// numbered `k` to the far end.
+    #[allow(clippy::too_many_arguments)]
+    fn bundle_member(
+        &self,
+        c: &ConnectionSpec,
+        k: u16,
+        (fwd, rev): (usize, usize),
+        apps: (AnySource, AnySource),
+        rx: &str,
+        flows: &mut [Flow],
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let (a, b) = (endpoints.len(), endpoints.len() + 1);
+        let mut ea = self.endpoint(fwd, apps.0, format!("connections.{}.source#{k}", c.name));
+        let mut eb = self.endpoint(rev, apps.1, format!("connections.{}.{rx}#{k}", c.name));
+        (ea.conn, eb.conn) = (k, k);
+        endpoints.push(ea);
+        endpoints.push(eb);
+        flows[fwd].set_rx(k, b as u32);
+        flows[rev].set_rx(k, a as u32);
     }
 
     /// Prepare a call class: its slots (idle flows named `NAME#k`) and its CAC ports.
