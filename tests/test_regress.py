@@ -40,3 +40,14 @@ def test_the_comparison_sees_a_change() -> None:
     changed["x#seed1"]["series"]["ports.q"] = "abd"
     diffs = tool.compare(base, changed, 0)
     assert len(diffs) == 2 and "summary a" in diffs[0] and "series ports.q" in diffs[1]
+
+
+def test_only_the_event_count_is_left_out() -> None:
+    # the engine's event count is a cost figure (issue 13 removes events on purpose); every other
+    # summary value, cell_hops included, is still compared
+    tool = _tool()
+    base = {"x#seed1": {"summary": {"events": 10, "cell_hops": 5}, "series": {}}}
+    fewer = {"x#seed1": {"summary": {"events": 7, "cell_hops": 5}, "series": {}}}
+    assert tool.compare(base, fewer, 0) == []
+    fewer["x#seed1"]["summary"]["cell_hops"] = 6
+    assert tool.compare(base, fewer, 0) == ["x#seed1 summary cell_hops: 5 -> 6"]
