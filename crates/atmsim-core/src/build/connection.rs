@@ -49,7 +49,6 @@ impl Builder<'_> {
         Flow {
             name,
             category,
-            route: route.to_vec(),
             sar: Sar::new(frame),
             rx: Vec::new(),
             vc_slot: Vec::new(),
@@ -200,7 +199,7 @@ impl Builder<'_> {
                 // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
                 // Both flows carry backward RM cells of the other loop.
                 let back: Vec<String> = c.route.iter().rev().cloned().collect();
-                let rs = c.reverse_source.clone().unwrap_or_else(|| SourceSpec {
+                let rs = c.reverse_source.as_deref().cloned().unwrap_or_else(|| SourceSpec {
                     kind: SourceKind::None,
                     ..c.source.clone()
                 });
@@ -331,7 +330,7 @@ impl Builder<'_> {
         let (there, back) = (
             tcp_params(&c.source),
             c.reverse_source
-                .as_ref()
+                .as_deref()
                 .filter(|r| r.kind == SourceKind::Tcp)
                 .map(tcp_params),
         );

@@ -326,12 +326,12 @@ impl Simulation {
                     Some(ClrFlowSpec::Clp0Plus1) => false,
                     None => vbr_clp0,
                 };
-                f.qos = Some(QosObjectives {
+                f.qos = Some(Box::new(QosObjectives {
                     max_ctd: q.max_ctd_us.map(us_to_ps),
                     cdv: q.cdv_us.map(us_to_ps),
                     clr: q.clr,
                     clr_clp0: clp0,
-                });
+                }));
                 f.blocks = BlockCounter::new(q.secb_block_cells as u32, q.secb_max_bad as u32);
             }
         }
@@ -358,6 +358,9 @@ impl Simulation {
                 port.cac_permanent_bps = cac.allocated_bps();
             }
         }
+        // the arrays grew by doubling: give the slack back (up to half of them for many VCs)
+        flows.shrink_to_fit();
+        endpoints.shrink_to_fit();
         let mut sim = Self::finish_build(
             end, warmup, sample_ps, sc, nodes, ports, groups, flows, endpoints,
         );

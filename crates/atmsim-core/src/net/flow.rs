@@ -24,8 +24,8 @@ pub(crate) struct QosObjectives {
 pub struct Flow {
     pub name: String,
     pub category: Category,
-    pub route: Vec<String>,
-    /// Output ports along the route, the sending host's first.
+    /// Output ports along the route, the sending host's first (the route's node names are
+    /// not kept: [`crate::sim::Simulation::route_names`] gives them from the ports).
     pub ports: Vec<u32>,
     /// Per hop: this flow's index among the flows crossing that hop's port, where the port's
     /// ABR scheme keeps per-VC state (so a port holds state only for the VCs that cross it,
@@ -54,8 +54,8 @@ pub struct Flow {
     pub(crate) vs_fwd: u32,
     /// Usage parameter control at the first switch.
     pub(crate) upc: Option<Box<Upc>>,
-    /// Requested QoS.
-    pub(crate) qos: Option<QosObjectives>,
+    /// Requested QoS (boxed: rare, and read only by the summary).
+    pub(crate) qos: Option<Box<QosObjectives>>,
     /// Receiver-side sequence tracking for SECBR, and the block counter.
     pub(crate) rx_next: Option<u32>,
     pub(crate) blocks: BlockCounter,
@@ -65,7 +65,8 @@ pub struct Flow {
     /// scheme (`propose_contract`), shared by the connections of a bundle.
     pub(crate) monitor: Option<u32>,
     /// UPC counts at the end of warm-up (the summary reports the difference).
-    pub(crate) upc_mark: Option<crate::policing::UpcCounts>,
+    /// Boxed: only flows with UPC have one, and only the summary reads it.
+    pub(crate) upc_mark: Option<Box<crate::policing::UpcCounts>>,
     /// The least possible transfer delay on the route (cell times, propagation, fabric): the
     /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
     pub(crate) base_ps: SimDuration,

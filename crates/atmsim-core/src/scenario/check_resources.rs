@@ -133,7 +133,7 @@ pub fn estimate(sc: &Scenario) -> Estimate {
     for (i, c) in sc.connections.iter().enumerate() {
         for (key, s) in [
             ("source", Some(&c.source)),
-            ("reverse_source", c.reverse_source.as_ref()),
+            ("reverse_source", c.reverse_source.as_deref()),
         ] {
             if let Some(s) = s.filter(|s| s.kind == SourceKind::Mpeg2) {
                 let n = s.sources.max(1) as f64;

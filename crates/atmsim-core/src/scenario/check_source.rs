@@ -360,11 +360,11 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         }
         Tcp => validate_tcp(
             &format!("{p}.tcp"),
-            s.tcp.as_ref().unwrap_or(&TcpSpec::default()),
+            s.tcp.as_deref().unwrap_or(&TcpSpec::default()),
         )?,
         Xtpx => validate_xtpx(
             &format!("{p}.xtpx"),
-            s.xtpx.as_ref().unwrap_or(&XtpxSpec::default()),
+            s.xtpx.as_deref().unwrap_or(&XtpxSpec::default()),
         )?,
         Workload => {
             let w = s.workload.as_ref().ok_or_else(|| {

@@ -26,26 +26,26 @@ pub struct ConnectionSpec {
     /// Traffic sent back along the reverse direction (needs `bidirectional`). Absent: the
     /// reverse direction sends nothing (a source of kind "none").
     #[serde(default)]
-    pub reverse_source: Option<SourceSpec>,
+    pub reverse_source: Option<Box<SourceSpec>>,
     /// ABR source parameters (TM 4.0 section 5.10); required for category "abr".
     #[serde(default)]
-    pub abr: Option<AbrSpec>,
+    pub abr: Option<Box<AbrSpec>>,
     /// Traffic contract (seed 001 section 2.3; TM 4.0 section 4.5). Absent: no contract
     /// (nothing to police, shape to or reserve at CAC ports).
     #[serde(default)]
-    pub contract: Option<ContractSpec>,
+    pub contract: Option<Box<ContractSpec>>,
     /// Usage parameter control at the first switch (ITU-T I.371); needs `contract`. Absent: no
     /// policing.
     #[serde(default)]
-    pub upc: Option<UpcSpec>,
+    pub upc: Option<Box<UpcSpec>>,
     /// Requested QoS and the SECBR block definition (seed 001 section 4.2). Absent: no
     /// objectives judged, SECBR counted in the default blocks (128 cells, more than 4 bad).
     #[serde(default)]
-    pub qos: Option<QosSpec>,
+    pub qos: Option<Box<QosSpec>>,
     /// Monitor the connection's cells leaving the source and propose a contract (seed 001
     /// section 6.2, the adaptive scheme for bundles). Absent: no monitor.
     #[serde(default)]
-    pub propose_contract: Option<ProposeSpec>,
+    pub propose_contract: Option<Box<ProposeSpec>>,
 }
 
 /// The adaptive scheme of seed 001 section 6.2: the throughput of a connection, or of a bundle

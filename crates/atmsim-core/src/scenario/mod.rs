@@ -171,7 +171,11 @@ pub fn parse(json: &str) -> Res<Scenario> {
         )
     })?;
     check_shape::shape(&value)?;
-    let sc: Scenario = serde_path_to_error::deserialize(&value).map_err(|e| {
+    // the range check reads the document tree, which the typed deserialization below consumes
+    // (it frees the tree as it goes, so the tree and the scenario are not both whole in memory
+    // at once: issue 13, memory per VC); its result is used after the semantic checks, as before
+    let range = check_shape::ranges(&value);
+    let sc: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let message = clean_serde_message(&e.inner().to_string());
         let path = if path == "." {
@@ -189,7 +193,7 @@ pub fn parse(json: &str) -> Res<Scenario> {
     // the semantic checks' messages are the more specific, unless a value out of its range
     // elsewhere is what upset them (a link rate of 1e-300 makes an ABR PCR derived from it
     // wrong): then the range error names the key to change
-    match (validate(&sc), check_shape::ranges(&value)) {
+    match (validate(&sc), range) {
         (Err(semantic), Err(range)) if range.path != semantic.path => return Err(range),
         (Err(semantic), _) => return Err(semantic),
         (Ok(()), range) => range?,

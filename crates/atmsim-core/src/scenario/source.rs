@@ -259,10 +259,10 @@ pub struct SourceSpec {
     pub interval_max_s: f64,
     /// tcp: the TCP parameters (absent or an empty table: the defaults).
     #[serde(default)]
-    pub tcp: Option<TcpSpec>,
+    pub tcp: Option<Box<TcpSpec>>,
     /// xtpx: the XTPX parameters (absent or an empty table: the defaults).
     #[serde(default)]
-    pub xtpx: Option<super::XtpxSpec>,
+    pub xtpx: Option<Box<super::XtpxSpec>>,
     /// tcp, xtpx: the number of transport connections multiplexed on this VC (1..=1024,
     /// default 1; seed 001 section 6.4, connection bundling). Each has its own sender and receiver and its own
     /// connection number in the frames' transport header, by which the receiving host hands
@@ -272,10 +272,10 @@ pub struct SourceSpec {
     pub bundle: i64,
     /// video: the stream's trace, frame rate, MTU and playout buffer; required.
     #[serde(default)]
-    pub video: Option<super::VideoSpec>,
+    pub video: Option<Box<super::VideoSpec>>,
     /// workload: the script, its transport and connections; required.
     #[serde(default)]
-    pub workload: Option<super::WorkloadSpec>,
+    pub workload: Option<Box<super::WorkloadSpec>>,
 }
 
 // The MPEG-2 defaults are seed 000 section 4's, kept with the model (`VideoParams::default`).

@@ -100,7 +100,7 @@ impl Simulation {
         for f in &mut self.flows {
             f.stats.rx_cells_window = 0;
             f.stats.user_bytes_window = 0;
-            f.upc_mark = f.upc.as_ref().map(|u| u.counts());
+            f.upc_mark = f.upc.as_ref().map(|u| Box::new(u.counts()));
         }
     }
 }

@@ -11,6 +11,20 @@ use crate::wire::{Cell, CELL_PAYLOAD, H_MIS};
 use std::collections::BTreeMap;
 
 impl Simulation {
+    /// The node names along `flow`'s route (the first port's node, then each port's far end):
+    /// built for the summary from the ports rather than kept per flow (issue 13, memory per VC).
+    pub fn route_names(&self, flow: usize) -> Vec<String> {
+        let ports = &self.flows[flow].ports;
+        let mut names = Vec::with_capacity(ports.len() + 1);
+        if let Some(&p) = ports.first() {
+            names.push(self.nodes[self.ports[p as usize].node as usize].name.clone());
+        }
+        for &p in ports.iter() {
+            names.push(self.nodes[self.ports[p as usize].to as usize].name.clone());
+        }
+        names
+    }
+
     /// Cells of `flow` created after warm-up that are now in a queue or on a link, counted by
     /// looking at every buffer (independent of the flow's counters).
     pub fn cells_in_network(&self, flow: u32) -> u64 {
@@ -118,7 +132,7 @@ impl Simulation {
             let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
             // UPC counts after warm-up
             let upc = f.upc.as_ref().map(|u| {
-                let (now, m) = (u.counts(), f.upc_mark.unwrap_or_default());
+                let (now, m) = (u.counts(), f.upc_mark.as_deref().copied().unwrap_or_default());
                 crate::policing::UpcCounts {
                     cells: now.cells - m.cells,
                     passed: now.passed - m.passed,
@@ -175,7 +189,7 @@ impl Simulation {
                     }),
                     workload: self.workload_summary(i, &by_flow),
                     category: f.category.name(),
-                    route: f.route.clone(),
+                    route: self.route_names(i),
                     cells_sent: s.sent,
                     cells_delivered: s.delivered,
                     cells_dropped: s.dropped,
@@ -227,7 +241,7 @@ impl Simulation {
                     proposed_contract: f
                         .monitor
                         .and_then(|m| self.monitors[m as usize].propose(self.now)),
-                    qos_met: f.qos.map(|q| {
+                    qos_met: f.qos.as_deref().map(|q| {
                         let mut m = BTreeMap::new();
                         if let Some(v) = q.max_ctd {
                             m.insert("max_ctd", got && s.ctd_max <= v);
@@ -244,6 +258,7 @@ impl Simulation {
                     }),
                     qos_clr_flow: f
                         .qos
+                        .as_deref()
                         .and_then(|q| q.clr.map(|_| if q.clr_clp0 { "clp0" } else { "clp0+1" })),
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
