@@ -71,7 +71,7 @@ impl Builder<'_> {
             monitor: None,
             base_ps: 0,
             stats: FlowStats::new(fports.len()),
-            ports: fports,
+            ports: fports.into(),
         }
     }
 

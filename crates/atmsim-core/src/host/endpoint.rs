@@ -134,18 +134,23 @@ impl Application for AnySource {
 }
 
 /// An application attached to the sending end of a flow.
+///
+/// `repr(C, align(64))` (issue 13): what a timer event and an emission read (the flow, the
+/// pending timer, the application's state) lies in the endpoint's first two cache lines, the
+/// random stream (304 bytes, unused by deterministic sources) and the warm-up marks after them.
+#[repr(C, align(64))]
 pub struct Endpoint {
     pub flow: u32,
-    pub app: AnySource,
-    pub(crate) rng: Rng,
+    /// The transport connection within the flow's VC this endpoint sends as
+    /// ([`crate::wire::SegHdr::conn`]; 0 unless the VC carries a bundle).
+    pub conn: u16,
     pub(crate) timer_at: Option<SimTime>,
+    pub app: AnySource,
     /// ABR sources: the ACR integral at the end of warm-up.
     pub(crate) acr_mark: f64,
     /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
     pub(crate) tcp_mark: Option<Box<(crate::transport::tcp::TcpStats, u64)>>,
-    /// The transport connection within the flow's VC this endpoint sends as
-    /// ([`crate::wire::SegHdr::conn`]; 0 unless the VC carries a bundle).
-    pub conn: u16,
+    pub(crate) rng: Rng,
 }
 
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {

@@ -20,57 +20,104 @@ pub(crate) struct QosObjectives {
     pub(crate) clr_clp0: bool,
 }
 
+/// A flow's output ports, the sending host's first: up to [`FlowPorts::INLINE`] of them inside
+/// the flow itself, so that a cell's hop does not follow a pointer to another cache line
+/// (issue 13: with many VCs that line is a miss per hop); longer routes on the heap. Reads as a
+/// slice (`Deref`).
+#[derive(Clone, Debug)]
+pub enum FlowPorts {
+    Inline(u8, [u32; FlowPorts::INLINE]),
+    Heap(Box<[u32]>),
+}
+
+impl FlowPorts {
+    /// The most ports kept inline (the enum is as large as a `Vec`).
+    pub const INLINE: usize = 5;
+}
+
+impl From<Vec<u32>> for FlowPorts {
+    fn from(v: Vec<u32>) -> Self {
+        if v.len() <= Self::INLINE {
+            let mut a = [0; Self::INLINE];
+            a[..v.len()].copy_from_slice(&v);
+            FlowPorts::Inline(v.len() as u8, a)
+        } else {
+            FlowPorts::Heap(v.into_boxed_slice())
+        }
+    }
+}
+
+impl std::ops::Deref for FlowPorts {
+    type Target = [u32];
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match self {
+            FlowPorts::Inline(n, a) => &a[..*n as usize],
+            FlowPorts::Heap(b) => b,
+        }
+    }
+}
+
 /// One direction of a connection.
+///
+/// Laid out for the per-cell path (issue 13: with 15,000 VCs every cell's flow is a cache
+/// miss, so the fewer lines a cell touches the better): `repr(C)` keeps the declared order and
+/// `align(64)` starts each flow on a cache line. Line 0 holds what every hop reads (the ports,
+/// category, UPC) and emission (monitor, shaper); line 1 the segmentation and reassembly, the
+/// delay base and the VS/VD coupling; then the SECBR block counter, the receiving endpoints and
+/// the statistics (their per-cell counters first, see [`FlowStats`]); the fields only the
+/// build and the summary read come last.
+#[repr(C, align(64))]
 pub struct Flow {
-    pub name: String,
-    pub category: Category,
     /// Output ports along the route, the sending host's first (the route's node names are
     /// not kept: [`crate::sim::Simulation::route_names`] gives them from the ports).
-    pub ports: Vec<u32>,
-    /// Per hop: this flow's index among the flows crossing that hop's port, where the port's
-    /// ABR scheme keeps per-VC state (so a port holds state only for the VCs that cross it,
-    /// issue 13); the same index wherever a route crosses a port twice. Filled by the builder.
-    pub(crate) vc_slot: Vec<u32>,
+    pub ports: FlowPorts,
+    pub category: Category,
+    /// True for the direction that carries an ABR connection's backward RM cells.
+    pub(crate) backward: bool,
+    /// The opposite direction of the same connection (NONE if one-way).
+    pub(crate) pair: u32,
+    /// Throughput monitor (index into the simulation's monitors) of the adaptive contract
+    /// scheme (`propose_contract`), shared by the connections of a bundle.
+    pub(crate) monitor: Option<u32>,
+    /// Traffic shaping at the source (`source.shape`).
+    pub(crate) shaper: Option<Box<Shaper>>,
+    /// Usage parameter control at the first switch.
+    pub(crate) upc: Option<Box<Upc>>,
+    /// Receiver-side sequence tracking for SECBR (and `blocks`, the block counter).
+    pub(crate) rx_next: Option<u32>,
     /// Segmentation at the sending host, reassembly at the receiving one (AAL5).
     pub(crate) sar: Sar,
+    /// The least possible transfer delay on the route (cell times, propagation, fabric): the
+    /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
+    pub(crate) base_ps: SimDuration,
+    /// ABR segments ending at a VS/VD switch: the virtual source that takes this flow's data
+    /// cells on, and its flow (the next segment); NONE otherwise.
+    pub(crate) vs_endpoint: u32,
+    pub(crate) vs_next: u32,
+    /// The backward flow of an ABR segment that starts at a VS/VD switch: the segment's forward
+    /// flow, whose first port (the switch's own output port) gives its feedback to the BRMs
+    /// before the virtual source takes them; NONE otherwise.
+    pub(crate) vs_fwd: u32,
+    /// With `vs_endpoint`: the drain time of the VS/VD coupling's queue term, seconds (0: none).
+    pub(crate) vs_drain_s: f64,
+    pub(crate) blocks: BlockCounter,
     /// The endpoints at the receiving host that take this flow's cells, by transport connection
     /// within the VC ([`crate::wire::SegHdr::conn`], seed 001's connection bundling): entry 0 is
     /// the application sending on the reverse direction (an ABR destination, a TCP receiver),
     /// further entries the other connections of a bundle; NONE where nobody listens.
     pub(crate) rx: Vec<u32>,
-    /// The opposite direction of the same connection (NONE if one-way).
-    pub(crate) pair: u32,
-    /// True for the direction that carries an ABR connection's backward RM cells.
-    pub(crate) backward: bool,
-    /// ABR segments ending at a VS/VD switch: the virtual source that takes this flow's data
-    /// cells on, and its flow (the next segment); NONE otherwise.
-    pub(crate) vs_endpoint: u32,
-    pub(crate) vs_next: u32,
-    /// With `vs_endpoint`: the drain time of the VS/VD coupling's queue term, seconds (0: none).
-    pub(crate) vs_drain_s: f64,
-    /// The backward flow of an ABR segment that starts at a VS/VD switch: the segment's forward
-    /// flow, whose first port (the switch's own output port) gives its feedback to the BRMs
-    /// before the virtual source takes them; NONE otherwise.
-    pub(crate) vs_fwd: u32,
-    /// Usage parameter control at the first switch.
-    pub(crate) upc: Option<Box<Upc>>,
+    pub stats: FlowStats,
+    pub name: String,
+    /// Per hop: this flow's index among the flows crossing that hop's port, where the port's
+    /// ABR scheme keeps per-VC state (so a port holds state only for the VCs that cross it,
+    /// issue 13); the same index wherever a route crosses a port twice. Filled by the builder.
+    pub(crate) vc_slot: Vec<u32>,
     /// Requested QoS (boxed: rare, and read only by the summary).
     pub(crate) qos: Option<Box<QosObjectives>>,
-    /// Receiver-side sequence tracking for SECBR, and the block counter.
-    pub(crate) rx_next: Option<u32>,
-    pub(crate) blocks: BlockCounter,
-    /// Traffic shaping at the source (`source.shape`).
-    pub(crate) shaper: Option<Box<Shaper>>,
-    /// Throughput monitor (index into the simulation's monitors) of the adaptive contract
-    /// scheme (`propose_contract`), shared by the connections of a bundle.
-    pub(crate) monitor: Option<u32>,
     /// UPC counts at the end of warm-up (the summary reports the difference).
     /// Boxed: only flows with UPC have one, and only the summary reads it.
     pub(crate) upc_mark: Option<Box<crate::policing::UpcCounts>>,
-    /// The least possible transfer delay on the route (cell times, propagation, fabric): the
-    /// CTD histogram records the delay above it, so its 1/64 precision applies to the variation.
-    pub(crate) base_ps: SimDuration,
-    pub stats: FlowStats,
 }
 
 impl Flow {
