@@ -140,10 +140,14 @@ pub enum Values {
 
 impl Values {
     fn new(kind: Kind) -> Self {
+        Self::with_capacity(kind, 0)
+    }
+
+    fn with_capacity(kind: Kind, n: usize) -> Self {
         match kind {
-            Kind::F64 => Values::F64(Vec::new()),
-            Kind::U64 => Values::U64(Vec::new()),
-            Kind::U32 | Kind::Port | Kind::Flow => Values::U32(Vec::new()),
+            Kind::F64 => Values::F64(Vec::with_capacity(n)),
+            Kind::U64 => Values::U64(Vec::with_capacity(n)),
+            Kind::U32 | Kind::Port | Kind::Flow => Values::U32(Vec::with_capacity(n)),
         }
     }
 
@@ -218,14 +222,19 @@ impl Table {
     /// Take the rows held so far, leaving the table empty (its declaration and the count of
     /// rows handed out stay): the front end writes them out while the run goes on, so memory
     /// does not grow with the run's length.
+    ///
+    /// The emptied columns keep room for as many rows as were drained: the next slice is
+    /// usually as long, and growing the columns again by doubling copied them over and over
+    /// (issue 13: with 15,000 VCs the `connections` rows were the run's largest memory copy).
     pub fn drain(&mut self) -> Table {
-        self.drained += self.len() as u64;
+        let n = self.len();
+        self.drained += n as u64;
         let columns = self
             .columns
             .iter_mut()
             .map(|c| Column {
                 decl: c.decl,
-                values: std::mem::replace(&mut c.values, Values::new(c.decl.kind)),
+                values: std::mem::replace(&mut c.values, Values::with_capacity(c.decl.kind, n)),
             })
             .collect();
         Table {
