@@ -7,14 +7,22 @@ use crate::wire::{Cell, H_EOF};
 
 impl Simulation {
     /// Create one cell of `flow` now (AAL5 framing by the flow) and queue it at the host port.
+    /// Inlined into its callers (the per-cell path of every persistent and CBR source).
+    #[inline(always)]
     pub(crate) fn emit(&mut self, flow: u32) {
         let (len, eof) = self.flows[flow as usize].sar.next_stream_cell();
-        self.emit_cell(flow, len, eof, SegHdr::default());
+        self.emit_cell_inline(flow, len, eof, SegHdr::default());
     }
 
     /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
     /// end-of-frame cell, the frame's SDU length; `seg` the frame's transport header.
     pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
+        self.emit_cell_inline(flow, len, eof, seg);
+    }
+
+    /// [`Simulation::emit_cell`], inlined where it is the per-cell path ([`Simulation::emit`]).
+    #[inline(always)]
+    fn emit_cell_inline(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
         let now = self.now;
         let warm = now >= self.warmup;
         let f = &mut self.flows[flow as usize];

@@ -41,7 +41,8 @@ pub use calls::{CallClass, CALL_BATCHES};
 pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
-use crate::app::{Application, Asks, Ctx};
+use crate::app::{AnyApp, Application, Asks, Ctx};
+use crate::host::AnySource;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
 use crate::net::*;
@@ -181,15 +182,45 @@ impl Simulation {
 
     pub(crate) fn endpoint_timer(&mut self, e: u32) {
         let now = self.now;
+        // no host model (its CPU sees every call: `apply` ends with `host_after_call`)
+        let plain = self.hosts.ep_cpu.get(e as usize).is_none_or(|&c| c == NONE);
         let ep = &mut self.endpoints[e as usize];
         if ep.timer_at != Some(now) {
             return; // superseded
         }
         ep.timer_at = None;
+        if plain {
+            if let AnySource::App(AnyApp::Cbr(a)) = &mut ep.app {
+                // The CBR / persistent source's call asks for one cell and (unless it is past
+                // its stop) its next timer, nothing else: what `apply` does with those asks,
+                // in its order (the cell, then the timer), without building them.
+                let next = a.fire();
+                let flow = ep.flow;
+                self.emit(flow);
+                if let Some(t) = next {
+                    self.arm_timer(e, t);
+                }
+                return;
+            }
+        }
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
         self.apply(e, &asks);
+    }
+
+    /// Set endpoint `e`'s timer to `t` (not before now), as its application asked.
+    #[inline(always)]
+    fn arm_timer(&mut self, e: u32, t: SimTime) {
+        let t = t.max(self.now);
+        let ep = &mut self.endpoints[e as usize];
+        // a timer already pending at that time has its event in the queue
+        if ep.timer_at != Some(t) {
+            ep.timer_at = Some(t);
+            if t < self.end {
+                self.queue.push(t, Event::Endpoint(e));
+            }
+        }
     }
 
     /// Carry out what an application asked for: send cells and frames, set its timer.
@@ -220,15 +251,7 @@ impl Simulation {
             self.emit(flow);
         }
         if let Some(t) = asks.timer {
-            let t = t.max(self.now);
-            let ep = &mut self.endpoints[e as usize];
-            // a timer already pending at that time has its event in the queue
-            if ep.timer_at != Some(t) {
-                ep.timer_at = Some(t);
-                if t < self.end {
-                    self.queue.push(t, Event::Endpoint(e));
-                }
-            }
+            self.arm_timer(e, t);
         }
         if let Some(c) = cpu {
             self.host_after_call(c, e);
