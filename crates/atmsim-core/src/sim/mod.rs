@@ -206,6 +206,27 @@ impl Simulation {
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
+        if plain && asks.frames.is_empty() {
+            // what `apply` does for an endpoint without a host model when no whole frames were
+            // asked for (the common case: data cells, an ABR source's cell, its timer), in
+            // `apply`'s order, without the call
+            let ep = &self.endpoints[e as usize];
+            let (flow, conn) = (ep.flow, ep.conn);
+            if let Some(c) = asks.cell {
+                self.emit_explicit(flow, c);
+            }
+            if let Some((len, eof, mut seg)) = asks.frame_cell {
+                seg.conn |= conn;
+                self.emit_cell(flow, len, eof, seg);
+            }
+            for _ in 0..asks.send {
+                self.emit(flow);
+            }
+            if let Some(t) = asks.timer {
+                self.arm_timer(e, t);
+            }
+            return;
+        }
         self.apply(e, &asks);
     }
 
