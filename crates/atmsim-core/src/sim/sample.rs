@@ -47,6 +47,9 @@ impl Simulation {
             p.probe(series.at(PORTS).row(ts, i as u32), interval_s);
         }
         for ep in &self.endpoints {
+            if let AnySource::App(_) = &ep.app {
+                continue; // an application alone: no ABR, TCP or XTPX row
+            }
             if let AnySource::Abr(a) = &ep.app {
                 a.probe(series.at(ABR_SOURCES).row(ts, ep.flow));
             }
@@ -57,8 +60,9 @@ impl Simulation {
                 x.probe(series.at(XTPX).row(ts, ep.flow));
             }
         }
+        let connections = series.at(CONNECTIONS);
         for (i, f) in self.flows.iter_mut().enumerate() {
-            f.probe(series.at(CONNECTIONS).row(ts, i as u32), interval_s);
+            f.probe(connections.row(ts, i as u32), interval_s);
         }
         let next = (self.samples_taken + 1) * self.sample_ps;
         if next < self.end {
