@@ -41,7 +41,7 @@ pub use calls::{CallClass, CALL_BATCHES};
 pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
-use crate::app::{AnyApp, Application, Asks, Ctx};
+use crate::app::{Application, Asks, Ctx};
 use crate::host::AnySource;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
@@ -190,11 +190,13 @@ impl Simulation {
         }
         ep.timer_at = None;
         if plain {
-            if let AnySource::App(AnyApp::Cbr(a)) = &mut ep.app {
-                // The CBR / persistent source's call asks for one cell and (unless it is past
-                // its stop) its next timer, nothing else: what `apply` does with those asks,
-                // in its order (the cell, then the timer), without building them.
-                let next = a.fire();
+            // The CBR / persistent source's call asks for one cell and (unless it is past its
+            // stop) its next timer, nothing else: what `apply` does with those asks, in its
+            // order (the cell, then the timer), without building them.
+            if let Some(next) = match &mut ep.app {
+                AnySource::App(app) => app.fire_cbr(),
+                _ => None,
+            } {
                 let flow = ep.flow;
                 self.emit(flow);
                 if let Some(t) = next {
