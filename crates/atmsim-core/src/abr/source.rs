@@ -171,6 +171,10 @@ pub struct AbrSource {
     /// Backward RM cells sent in rate, and turned-around contents overwritten before they left.
     pub brm_sent: u64,
     pub brm_overwritten: u64,
+    /// The cell interval at the last rate it was computed for (ACR not below TCR), so that an
+    /// opportunity at an unchanged rate does not divide and round again ([`interval_ps`]);
+    /// the rate is NaN until the first.
+    gap: (f64, SimTime),
 }
 
 impl AbrSource {
@@ -217,7 +221,19 @@ impl AbrSource {
             brm_since_frm: false,
             brm_sent: 0,
             brm_overwritten: 0,
+            gap: (f64::NAN, 0),
         }
+    }
+
+    /// `interval_ps(ACR not below TCR)`, computed again only when that rate changed (the same
+    /// function of the same value: the same result).
+    #[inline]
+    fn tx_interval(&mut self) -> SimTime {
+        let r = self.acr.max(TCR_MBPS);
+        if r.to_bits() != self.gap.0.to_bits() {
+            self.gap = (r, interval_ps(r));
+        }
+        self.gap.1
     }
 
     /// The TCP sender feeding this source (TCP over ABR).
@@ -344,7 +360,7 @@ impl AbrSource {
                 // data of its own sends no forward RM cells, as elsewhere in this model)
                 self.send_brm(ctx);
                 self.last_tx = Some(now);
-                self.tx_next = Some(now + interval_ps(self.acr.max(TCR_MBPS)));
+                self.tx_next = Some(now + self.tx_interval());
             } else {
                 self.tx_next = None; // idle until data arrives
             }
@@ -401,7 +417,7 @@ impl AbrSource {
             }
         }
         self.last_tx = Some(now);
-        self.tx_next = Some(now + interval_ps(self.acr.max(TCR_MBPS)));
+        self.tx_next = Some(now + self.tx_interval());
     }
 
     fn request_timer(&self, ctx: &mut Ctx) {

@@ -24,6 +24,17 @@ impl Cbr {
     }
 }
 
+impl Cbr {
+    /// One emission, due now: advances the pacer and returns the next emission time (`None`
+    /// once it would be at or past `stop`). [`Application::on_timer`] is one cell plus this;
+    /// the engine's fast path for CBR endpoints (`Simulation::endpoint_timer`) calls it directly.
+    #[inline]
+    pub fn fire(&mut self) -> Option<SimTime> {
+        let next = self.pacer.advance();
+        (next < self.stop).then_some(next)
+    }
+}
+
 impl Application for Cbr {
     fn start(&mut self, ctx: &mut Ctx) {
         self.pacer.start(self.start);
@@ -33,8 +44,7 @@ impl Application for Cbr {
     }
     fn on_timer(&mut self, ctx: &mut Ctx) {
         ctx.send_cells(1);
-        let next = self.pacer.advance();
-        if next < self.stop {
+        if let Some(next) = self.fire() {
             ctx.set_timer(next);
         }
     }

@@ -123,6 +123,19 @@ pub enum AnyApp {
     Mpeg2(Box<mpeg2::Multiplex>),
 }
 
+impl AnyApp {
+    /// A CBR source's timer call without a [`Ctx`]: `Some(next timer)` with one cell due now
+    /// (what its `on_timer` asks for: one cell, then the timer if any); `None` for the other
+    /// models. The engine's fast path for persistent sources (`Simulation::endpoint_timer`).
+    #[inline]
+    pub fn fire_cbr(&mut self) -> Option<Option<SimTime>> {
+        match self {
+            AnyApp::Cbr(a) => Some(a.fire()),
+            _ => None,
+        }
+    }
+}
+
 impl Application for AnyApp {
     fn start(&mut self, ctx: &mut Ctx) {
         match self {

@@ -130,22 +130,26 @@ impl DelayHistogram {
         }
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline]
     fn record_sparse(&mut self, b: u32) {
         match self.sparse.binary_search_by_key(&b, |&(k, _)| k) {
             Ok(i) => self.sparse[i].1 += 1,
             Err(i) if self.sparse.len() < Self::SPARSE_BINS => self.sparse.insert(i, (b, 1)),
-            Err(_) => {
-                let mut counts = vec![0u32; Self::BINS];
-                for &(k, c) in &self.sparse {
-                    counts[k as usize] = c;
-                }
-                counts[b as usize] += 1;
-                self.counts = counts;
-                self.sparse = Vec::new();
-            }
+            Err(_) => self.densify(b),
         }
+    }
+
+    /// The sparse form is full: the dense array takes over, with `b` counted.
+    #[cold]
+    #[inline(never)]
+    fn densify(&mut self, b: u32) {
+        let mut counts = vec![0u32; Self::BINS];
+        for &(k, c) in &self.sparse {
+            counts[k as usize] = c;
+        }
+        counts[b as usize] += 1;
+        self.counts = counts;
+        self.sparse = Vec::new();
     }
 
     pub fn count(&self) -> u64 {

@@ -42,6 +42,7 @@ pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
+use crate::host::AnySource;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::*;
 use crate::net::*;
@@ -181,15 +182,68 @@ impl Simulation {
 
     pub(crate) fn endpoint_timer(&mut self, e: u32) {
         let now = self.now;
+        // no host model (its CPU sees every call: `apply` ends with `host_after_call`)
+        let plain = self.hosts.ep_cpu.get(e as usize).is_none_or(|&c| c == NONE);
         let ep = &mut self.endpoints[e as usize];
         if ep.timer_at != Some(now) {
             return; // superseded
         }
         ep.timer_at = None;
+        if plain {
+            // The CBR / persistent source's call asks for one cell and (unless it is past its
+            // stop) its next timer, nothing else: what `apply` does with those asks, in its
+            // order (the cell, then the timer), without building them.
+            if let Some(next) = match &mut ep.app {
+                AnySource::App(app) => app.fire_cbr(),
+                _ => None,
+            } {
+                let flow = ep.flow;
+                self.emit(flow);
+                if let Some(t) = next {
+                    self.arm_timer(e, t);
+                }
+                return;
+            }
+        }
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
+        if plain && asks.frames.is_empty() {
+            // what `apply` does for an endpoint without a host model when no whole frames were
+            // asked for (the common case: data cells, an ABR source's cell, its timer), in
+            // `apply`'s order, without the call
+            let ep = &self.endpoints[e as usize];
+            let (flow, conn) = (ep.flow, ep.conn);
+            if let Some(c) = asks.cell {
+                self.emit_explicit(flow, c);
+            }
+            if let Some((len, eof, mut seg)) = asks.frame_cell {
+                seg.conn |= conn;
+                self.emit_cell(flow, len, eof, seg);
+            }
+            for _ in 0..asks.send {
+                self.emit(flow);
+            }
+            if let Some(t) = asks.timer {
+                self.arm_timer(e, t);
+            }
+            return;
+        }
         self.apply(e, &asks);
+    }
+
+    /// Set endpoint `e`'s timer to `t` (not before now), as its application asked.
+    #[inline(always)]
+    fn arm_timer(&mut self, e: u32, t: SimTime) {
+        let t = t.max(self.now);
+        let ep = &mut self.endpoints[e as usize];
+        // a timer already pending at that time has its event in the queue
+        if ep.timer_at != Some(t) {
+            ep.timer_at = Some(t);
+            if t < self.end {
+                self.queue.push(t, Event::Endpoint(e));
+            }
+        }
     }
 
     /// Carry out what an application asked for: send cells and frames, set its timer.
@@ -220,15 +274,7 @@ impl Simulation {
             self.emit(flow);
         }
         if let Some(t) = asks.timer {
-            let t = t.max(self.now);
-            let ep = &mut self.endpoints[e as usize];
-            // a timer already pending at that time has its event in the queue
-            if ep.timer_at != Some(t) {
-                ep.timer_at = Some(t);
-                if t < self.end {
-                    self.queue.push(t, Event::Endpoint(e));
-                }
-            }
+            self.arm_timer(e, t);
         }
         if let Some(c) = cpu {
             self.host_after_call(c, e);

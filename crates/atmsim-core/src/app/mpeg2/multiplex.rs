@@ -81,18 +81,25 @@ impl Application for Multiplex {
     fn on_timer(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let mut due = 0u32;
-        for k in 0..self.sources.len() {
-            if self.next[k] <= now {
+        // one pass: fire every source due (each at most once per call, in source order, each
+        // on its own stream) and take the earliest next departure as it goes
+        let mut t = SimTime::MAX;
+        let n = self.sources.len();
+        let (sources, rngs, next) = (&mut self.sources[..n], &mut self.rngs[..n], &mut self.next[..n]);
+        for k in 0..n {
+            let mut tk = next[k];
+            if tk <= now {
                 due += 1;
-                let s = &mut self.sources[k];
+                let s = &mut sources[k];
                 s.stats.cells += 1;
-                self.next[k] = s.advance(&mut self.rngs[k]).unwrap_or(SimTime::MAX);
+                tk = s.advance(&mut rngs[k]).unwrap_or(SimTime::MAX);
+                next[k] = tk;
             }
+            t = t.min(tk);
         }
         if due > 0 {
             ctx.send_cells(due);
         }
-        let t = self.earliest();
         if t != SimTime::MAX {
             ctx.set_timer(t);
         }
