@@ -464,6 +464,26 @@ impl Simulation {
                 sim.queue.push(d, Event::AbrInterval(i as u32));
             }
         }
+        // computed departures (`Port::may_compute`) where every flow crossing a port is of one
+        // category
+        let mut cat: Vec<Option<Option<u8>>> = vec![None; sim.ports.len()];
+        for flow in &sim.flows {
+            for &p in &flow.ports {
+                let c = flow.category as u8;
+                cat[p as usize] = match cat[p as usize] {
+                    None => Some(Some(c)),
+                    Some(Some(k)) if k == c => Some(Some(c)),
+                    _ => Some(None),
+                };
+            }
+        }
+        let on = crate::sim::computed_departures_on();
+        for (p, c) in sim.ports.iter_mut().zip(cat) {
+            if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
+                p.computed = true;
+                p.computed_cls = c;
+            }
+        }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut asks = Asks::default();

@@ -67,6 +67,9 @@ pub(crate) fn build(
         pacer: Pacer::new(rate_bps),
         busy_until: 0,
         tx_pending: false,
+        computed: false,
+        computed_cls: 0,
+        starts: Default::default(),
         queue: Queue::new(
             limit,
             class_limit,

@@ -20,6 +20,14 @@ pub struct Port {
     pub(crate) busy_until: SimTime,
     /// Whether a `PortTx` event is in the event queue.
     pub(crate) tx_pending: bool,
+    /// Computed departures ([`Port::computed`]): a cell queued here behind others is put on the
+    /// link at once, with the start time its turn gives it, instead of waiting for a `PortTx`
+    /// event; the port's queue accounting (length, area, cells sent) follows lazily.
+    pub(crate) computed: bool,
+    /// The one category a computed-departure port carries.
+    pub(crate) computed_cls: u8,
+    /// Start times of the cells already on the link that still count as waiting (ascending).
+    pub(crate) starts: std::collections::VecDeque<SimTime>,
     /// The cells waiting, per category, and the admission limits.
     pub(crate) queue: Queue,
     /// Which category goes next.
@@ -83,6 +91,53 @@ impl Port {
     /// Cells waiting in the buffer.
     pub fn queue_len(&self) -> u32 {
         self.queue.len
+    }
+
+    /// Whether this port may compute departures when a cell is queued: the order in which
+    /// waiting cells leave must be fixed when they are queued and nothing but the port may need
+    /// a cell while it waits. So: one category only (`one_category`: every flow crossing the
+    /// port is of it; a higher category would overtake), strict priority (no rate-limited
+    /// scheduler), no frame discard (EPD / PPD read the queue of a frame's cells), no credit
+    /// fabric (a credit goes back when a cell leaves), no ABR scheme (it reads the ABR queue
+    /// and the cells sent per interval), no shared buffer (other ports read its occupancy), no
+    /// impairment (its draws and drops happen at transmission), and a link delay above zero
+    /// (then a waiting cell enters a non-empty link, and its `Arrive` event is scheduled at the
+    /// same moment as with a `PortTx` event; see `sim/forward.rs`).
+    pub(crate) fn may_compute(&self, one_category: Option<u8>) -> Option<u8> {
+        let c = one_category?;
+        let ok = self.sched.is_strict()
+            && self.frames.is_none()
+            && self.credit_node == NONE
+            && self.scheme.is_none()
+            && self.group == NONE
+            && self.link.impair.is_none()
+            && self.link.delay_ps > 0;
+        ok.then_some(c)
+    }
+
+    /// Catch the queue accounting up with the computed departures: every cell whose
+    /// transmission starts before `now` (or at `now` too, `inclusive`) leaves the count of
+    /// waiting cells at its start time, as `PortTx` would have done then. Returns how many
+    /// started (cell hops).
+    #[inline]
+    pub(crate) fn catch_up(&mut self, now: SimTime, inclusive: bool) -> u64 {
+        let mut n = 0;
+        while let Some(&s) = self.starts.front() {
+            if s > now || (s == now && !inclusive) {
+                break;
+            }
+            self.starts.pop_front();
+            self.mark_queue(s);
+            let cls = self.computed_cls as usize;
+            self.queue.count_out(cls);
+            if cls < crate::scenario::Category::Abr as usize {
+                self.hp_tx += 1;
+            }
+            self.stats.tx_cells += 1;
+            self.stats.tx_total += 1;
+            n += 1;
+        }
+        n
     }
 
     /// Account the queue-length integral up to `now` (call before the length changes).

@@ -70,6 +70,21 @@ impl Queue {
         Some(c)
     }
 
+    /// Count a cell of category `cls` as waiting without holding it (a computed departure: the
+    /// cell is on the link already, `Port::starts`).
+    #[inline]
+    pub fn count_in(&mut self, cls: usize) {
+        self.len += 1;
+        self.class_len[cls] += 1;
+    }
+
+    /// A counted-only cell of category `cls` starts its transmission.
+    #[inline]
+    pub fn count_out(&mut self, cls: usize) {
+        self.class_len[cls] -= 1;
+        self.len -= 1;
+    }
+
     /// Which categories have cells waiting.
     #[inline]
     pub fn nonempty(&self) -> [bool; 5] {

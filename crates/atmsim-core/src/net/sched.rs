@@ -19,6 +19,12 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
+    /// Plain strict priority (no rate limits or guarantees, no WRR): a waiting cell's turn
+    /// depends only on the cells ahead of it and of higher categories.
+    pub fn is_strict(&self) -> bool {
+        matches!(self, Scheduler::Strict(_))
+    }
+
     /// May a cell of category `cls` start now on an idle line (cut-through of an empty queue)?
     #[inline]
     pub fn allowed(&self, cls: usize, now: SimTime) -> bool {

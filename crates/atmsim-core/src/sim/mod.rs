@@ -38,6 +38,8 @@ pub use crate::host::{
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};
+pub(crate) use forward::computed_departures_on;
+pub use forward::with_port_tx_events;
 pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
@@ -150,6 +152,7 @@ impl Simulation {
     pub(crate) fn finish(&mut self) {
         if !self.finished {
             self.now = self.end;
+            self.catch_up_all();
             if (self.samples_taken + 1) * self.sample_ps == self.end {
                 self.sample();
             }

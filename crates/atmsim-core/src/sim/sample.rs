@@ -39,6 +39,7 @@ pub fn series_schema() -> &'static [&'static TableDecl] {
 
 impl Simulation {
     pub(crate) fn sample(&mut self) {
+        self.catch_up_all();
         self.samples_taken += 1;
         let ts = ps_to_secs(self.now);
         let interval_s = ps_to_secs(self.sample_ps);
@@ -71,6 +72,7 @@ impl Simulation {
     }
 
     pub(crate) fn warmup_end(&mut self) {
+        self.catch_up_all();
         let now = self.now;
         for p in &mut self.ports {
             let s = &mut p.stats;

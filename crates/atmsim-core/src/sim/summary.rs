@@ -72,7 +72,8 @@ impl Simulation {
         held + self
             .ports
             .iter()
-            .map(|p| (p.link.pipe.len() + p.queue.len as usize) as u64)
+            // a computed departure's cell is on the link and counted as waiting until it starts
+            .map(|p| (p.link.pipe.len() + p.queue.len as usize - p.starts.len()) as u64)
             .sum::<u64>()
     }
 
