@@ -468,7 +468,7 @@ impl Simulation {
         // category
         let mut cat: Vec<Option<Option<u8>>> = vec![None; sim.ports.len()];
         for flow in &sim.flows {
-            for &p in &flow.ports {
+            for &p in flow.ports.iter() {
                 let c = flow.category as u8;
                 cat[p as usize] = match cat[p as usize] {
                     None => Some(Some(c)),
@@ -477,7 +477,7 @@ impl Simulation {
                 };
             }
         }
-        let on = crate::sim::computed_departures_on();
+        let on = sc.run.departures == crate::scenario::Departures::Computed;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;

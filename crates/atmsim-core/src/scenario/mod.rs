@@ -150,6 +150,26 @@ pub struct RunSpec {
     #[schemars(range(min = 1i64, max = 1000000000i64))]
     #[serde(default)]
     pub max_memory_mb: Option<u64>,
+    /// How output ports time their departures (issue 13). "computed" (default): at a port
+    /// carrying one service category with strict priority and no frame discard, ABR scheme,
+    /// shared buffer, credit fabric or impairment, a cell queued behind a busy line gets its
+    /// start time at once, with no transmission-end event; a cell starting at T still counts as
+    /// waiting for every other event at T. "events": a transmission-end event per waiting cell at
+    /// every port, the engine's way before issue 13, where such ties follow the order the events
+    /// were scheduled in. The two give the same results except in those ties (docs/architecture.md).
+    #[serde(default)]
+    pub departures: Departures,
+}
+
+/// `run.departures`: see [`RunSpec::departures`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Departures {
+    /// Computed at ports where only the tie rule can differ from events (the default).
+    #[default]
+    Computed,
+    /// A transmission-end event per waiting cell at every port.
+    Events,
 }
 
 fn default_seed() -> u64 {

@@ -30,26 +30,9 @@ use rand::RngExt;
 /// event that reads the port, compared with one the departure would have had: the event again.
 /// With false, `make regress` is identical (92 runs); with true, 7 of them change (25 maximum
 /// queues one lower: a TCP segment's cells queued at the instant a cell starts).
+/// A scenario that needs the old order in every tie sets `run.departures = "events"`
+/// (`scenario::Departures`): a `PortTx` event per waiting cell at every port.
 pub(crate) const TIE_DEPARTS_FIRST: bool = false;
-
-thread_local! {
-    static PORT_TX_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Run `f` with computed departures off for the simulations it builds (every waiting cell then
-/// costs a `PortTx` event, as before they existed): for tests that compare the two ways.
-#[doc(hidden)]
-pub fn with_port_tx_events<R>(f: impl FnOnce() -> R) -> R {
-    PORT_TX_ONLY.with(|c| c.set(true));
-    let r = f();
-    PORT_TX_ONLY.with(|c| c.set(false));
-    r
-}
-
-/// Whether simulations built now may use computed departures (see [`with_port_tx_events`]).
-pub(crate) fn computed_departures_on() -> bool {
-    !PORT_TX_ONLY.with(|c| c.get())
-}
 
 impl Simulation {
     #[inline]

@@ -38,8 +38,6 @@ pub use crate::host::{
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};
-pub(crate) use forward::computed_departures_on;
-pub use forward::with_port_tx_events;
 pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
