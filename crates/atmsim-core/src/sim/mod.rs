@@ -110,15 +110,11 @@ impl Simulation {
     pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
         let mut n = 0;
         while n < max_events {
-            match self.queue.peek_time() {
-                Some(t) if t < self.end => {}
-                _ => {
-                    self.events += n;
-                    self.finish();
-                    return true;
-                }
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
+            let Some((t, ev)) = self.queue.pop_before(self.end) else {
+                self.events += n;
+                self.finish();
+                return true;
+            };
             self.now = t;
             let adds_rows = matches!(ev, Event::Sample | Event::AbrInterval(_));
             self.step(ev);
