@@ -20,8 +20,16 @@
 //! to the most such events ever pending at once).
 //!
 //! The sequence number has 32 bits; when it would wrap, the pending entries are renumbered
-//! 0, 1, ... in key order (their order is unchanged, and every later push gets a larger number
+//! 1, 2, ... in key order (their order is unchanged, and every later push gets a larger number
 //! than all of them), so a run of any length keeps the exact order.
+//!
+//! ## Stale timer entries
+//!
+//! An endpoint timer moved to another time leaves its old entry in the heap (skipped when it
+//! comes up). When such entries are about as many as the others, they are taken out and kept
+//! aside until their time comes, then put back just before it
+//! ([`EventQueue::purge_stale_timers`] says why that is exact), so the heap the run works on
+//! stays small.
 
 use crate::time::SimTime;
 use std::cmp::Reverse;
@@ -58,6 +66,9 @@ pub enum Event {
     /// The job in service at a host's CPU is done (the CPU's index, the job's start tag:
     /// `sim/host.rs`).
     Host(u32, u32),
+    /// The queue's own: stale timer entries taken out of the heap come back before their time
+    /// comes ([`EventQueue::purge_stale_timers`]); handled by [`EventQueue::wake`].
+    Wake,
 }
 
 /// Bits of the event code (the low bits of a key).
@@ -79,8 +90,9 @@ const T_WARMUP_END: u32 = 4;
 const T_ABR_INTERVAL: u32 = 5;
 const T_CALL_ARRIVAL: u32 = 6;
 const T_SHAPER: u32 = 7;
+const T_WAKE: u32 = 8;
 /// Tags from here on have their event in the side table.
-const T_SIDE: u32 = 8;
+const T_SIDE: u32 = 9;
 
 #[inline(always)]
 fn code(tag: u32, payload: u32) -> u32 {
@@ -110,6 +122,20 @@ pub struct EventQueue {
     /// The events of more than one field, by slot; `free` lists the unused slots.
     side: Vec<Event>,
     free: Vec<u32>,
+    /// The stale timer entries taken out (boxed: it is seldom used, and the queue is part of
+    /// the hot `Simulation`, whose layout a larger queue was seen to change for the worse).
+    ghosts: Box<Ghosts>,
+}
+
+/// Stale endpoint timer entries taken out of the heap ([`EventQueue::purge_stale_timers`]).
+struct Ghosts {
+    /// Their keys, earliest first.
+    keys: BinaryHeap<Reverse<u128>>,
+    /// Endpoint timer entries superseded since the last purge (an estimate: see
+    /// [`EventQueue::timer_superseded`]).
+    stale: usize,
+    /// The earliest `Wake` entry pending (`SimTime::MAX`: none).
+    wake_at: SimTime,
 }
 
 impl Default for EventQueue {
@@ -127,11 +153,20 @@ impl EventQueue {
         EventQueue {
             heap: BinaryHeap::new(),
             seq_low: 1 << CODE_BITS,
-            seq_limit_low: if seq_limit == 1 << SEQ_BITS { 0 } else { seq_limit << CODE_BITS },
+            seq_limit_low: if seq_limit == 1 << SEQ_BITS {
+                0
+            } else {
+                seq_limit << CODE_BITS
+            },
             seq_limit,
             hole: false,
             side: Vec::new(),
             free: Vec::new(),
+            ghosts: Box::new(Ghosts {
+                keys: BinaryHeap::new(),
+                stale: 0,
+                wake_at: SimTime::MAX,
+            }),
         }
     }
 
@@ -168,6 +203,7 @@ impl EventQueue {
             Event::AbrInterval(p) => code(T_ABR_INTERVAL, p),
             Event::CallArrival(c) => code(T_CALL_ARRIVAL, c),
             Event::Shaper(f) => code(T_SHAPER, f),
+            Event::Wake => code(T_WAKE, 0),
             Event::CallEnd(..)
             | Event::CallSetup(..)
             | Event::CallConnect(..)
@@ -192,6 +228,7 @@ impl EventQueue {
             T_ABR_INTERVAL => Event::AbrInterval(p),
             T_CALL_ARRIVAL => Event::CallArrival(p),
             T_SHAPER => Event::Shaper(p),
+            T_WAKE => Event::Wake,
             _ => {
                 if take {
                     self.free.push(p);
@@ -211,6 +248,7 @@ impl EventQueue {
         self.push_code(t, c);
     }
 
+    #[inline(never)]
     fn push_code(&mut self, t: SimTime, c: u32) {
         if self.seq_low == self.seq_limit_low {
             self.renumber();
@@ -218,6 +256,11 @@ impl EventQueue {
         // the low 64 bits: the sequence number, then the code
         let key = ((t as u128) << 64) | (self.seq_low | c as u64) as u128;
         self.seq_low = self.seq_low.wrapping_add(1 << CODE_BITS);
+        self.push_key(key);
+    }
+
+    #[inline(always)]
+    fn push_key(&mut self, key: u128) {
         if self.hole {
             self.hole = false;
             *self.heap.peek_mut().expect("a hole is a heap entry") = Reverse(key);
@@ -230,26 +273,126 @@ impl EventQueue {
     /// order is unchanged, and every later push gets a larger number than all of them, so the
     /// order of every pair of entries, pending or to come, is the same as with unbounded numbers.
     #[cold]
+    #[inline(never)]
     fn renumber(&mut self) {
         self.fill_hole();
-        let mut keys: Vec<u128> = std::mem::take(&mut self.heap)
+        // (key, whether it is a ghost); every ghost is pending (after the current event)
+        let mut keys: Vec<(u128, bool)> = std::mem::take(&mut self.heap)
             .into_iter()
-            .map(|Reverse(k)| k)
+            .map(|Reverse(k)| (k, false))
             .collect();
+        keys.extend(self.ghosts.keys.drain().map(|Reverse(k)| (k, true)));
         keys.sort_unstable();
         let low = (1u128 << CODE_BITS) - 1;
         let high = !((1u128 << 64) - 1);
-        for (i, k) in keys.iter_mut().enumerate() {
-            *k = (*k & high) | ((i as u128) << CODE_BITS) | (*k & low);
+        let mut heap = Vec::with_capacity(keys.len());
+        let mut ghosts = Vec::new();
+        let mut seq = 1u64; // 0 is the `Wake` entries' number
+        for (k, ghost) in keys {
+            if k as u32 >> PAYLOAD_BITS == T_WAKE {
+                heap.push(Reverse(k));
+                continue;
+            }
+            let k = (k & high) | ((seq as u128) << CODE_BITS) | (k & low);
+            seq += 1;
+            if ghost {
+                ghosts.push(Reverse(k));
+            } else {
+                heap.push(Reverse(k));
+            }
         }
-        let n = keys.len() as u64;
         assert!(
-            n < self.seq_limit,
+            seq < self.seq_limit,
             "more pending events than sequence numbers"
         );
-        self.seq_low = n << CODE_BITS;
-        // ascending keys are already a valid min-heap; `from` checks it in linear time
-        self.heap = keys.into_iter().map(Reverse).collect::<Vec<_>>().into();
+        self.seq_low = seq << CODE_BITS;
+        // ascending keys are already valid min-heaps; `from` checks it in linear time
+        self.heap = heap.into();
+        self.ghosts.keys = ghosts.into();
+    }
+
+    /// An endpoint's timer pending at some time was re-armed to another time (or cancelled):
+    /// the entry of the old time is stale. Returns true when the stale entries are probably
+    /// as many as the others, i.e. when [`EventQueue::purge_stale_timers`] is worth its cost
+    /// (a pass over the heap when it has grown by as many entries: amortized O(1) a push).
+    #[inline]
+    pub fn timer_superseded(&mut self) -> bool {
+        self.ghosts.stale += 1;
+        self.ghosts.stale >= 32 && 2 * self.ghosts.stale > self.heap.len()
+    }
+
+    /// Take the stale endpoint timer entries out of the heap until their time comes:
+    /// `stale(e, t)` tells whether `Endpoint(e)` at `t` is stale, i.e. the endpoint's timer is
+    /// no longer set to `t` (`Simulation::endpoint_timer` skips such an entry when it comes
+    /// up). `now` is the current time: entries at `now` stay.
+    ///
+    /// Why this changes no result. A stale entry does nothing when popped unless the
+    /// endpoint's timer is set to exactly `t` again before; then the entry that fires at `t`
+    /// is the earliest-scheduled one pending, possibly this old one, which fixes where among
+    /// the events at `t` the timer runs (and a later one of (e, t) may fire again if the
+    /// handler sets the timer to `t` once more). So the removed keys are kept aside
+    /// ("ghosts", with their sequence numbers) and put back into the heap before anything
+    /// happens at their time: a `Wake` entry, numbered 0 (before every other event of its
+    /// time), is pending at or before the earliest ghost's time, and [`EventQueue::wake`]
+    /// puts the ghosts of that time back, where they are popped and skipped, or fire, exactly
+    /// as they would have. Only entries later than `now` are taken out (the `Wake` of `now`
+    /// has passed). Between, a ghost can only come up through the heap, so nothing can tell
+    /// it was out; the heap is smaller meanwhile. A `Wake` changes nothing in the simulation
+    /// (`Simulation::step` hands it back here). The event count (`events`, a cost figure)
+    /// counts the `Wake` entries, and no longer the skipped pops of the entries taken out.
+    #[cold]
+    #[inline(never)]
+    pub fn purge_stale_timers(&mut self, now: SimTime, stale: impl Fn(u32, SimTime) -> bool) {
+        self.fill_hole();
+        let mut keys = std::mem::take(&mut self.heap).into_vec();
+        let mut earliest = SimTime::MAX;
+        keys.retain(|&Reverse(k)| {
+            let c = k as u32;
+            let t = (k >> 64) as SimTime;
+            if c >> PAYLOAD_BITS != T_ENDPOINT || t <= now || !stale(c & PAYLOAD_MASK, t) {
+                return true;
+            }
+            self.ghosts.keys.push(Reverse(k));
+            earliest = earliest.min(t);
+            false
+        });
+        self.heap = keys.into();
+        self.ghosts.stale = 0;
+        self.wake_before(earliest);
+    }
+
+    /// Have a `Wake` entry pending at or before `t`.
+    fn wake_before(&mut self, t: SimTime) {
+        if t < self.ghosts.wake_at {
+            self.ghosts.wake_at = t;
+            // sequence number 0: before every event of its time
+            self.push_key(((t as u128) << 64) | code(T_WAKE, 0) as u128);
+        }
+    }
+
+    /// A `Wake` entry came up at `now` (first of the events at `now`): the ghosts of time
+    /// `now` go back into the heap, and the next `Wake` is scheduled.
+    #[cold]
+    #[inline(never)]
+    pub fn wake(&mut self, now: SimTime) {
+        if self.ghosts.wake_at == now {
+            self.ghosts.wake_at = SimTime::MAX;
+        }
+        while let Some(&Reverse(k)) = self.ghosts.keys.peek() {
+            let t = (k >> 64) as SimTime;
+            if t > now {
+                self.wake_before(t);
+                break;
+            }
+            debug_assert_eq!(t, now, "a ghost passed without its Wake");
+            self.ghosts.keys.pop();
+            self.push_key(k);
+        }
+    }
+
+    /// Pending entries, not counting the stale timer entries taken out.
+    pub fn len(&self) -> usize {
+        self.heap.len() - self.hole as usize
     }
 
     /// Time of the next event.
@@ -275,8 +418,7 @@ impl EventQueue {
     /// Remove and return the next event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.pop_before(SimTime::MAX)
-            .or_else(|| self.pop_at_max())
+        self.pop_before(SimTime::MAX).or_else(|| self.pop_at_max())
     }
 
     #[cold]
@@ -284,10 +426,6 @@ impl EventQueue {
         let k = self.heap.peek()?.0;
         self.hole = true;
         Some(((k >> 64) as SimTime, self.decode(k as u32, true)))
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len() - self.hole as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -326,6 +464,7 @@ mod tests {
             Event::Shaper(big),
             Event::Fabric(i, u32::MAX),
             Event::Host(u32::MAX, i),
+            Event::Wake,
         ]
     }
 
@@ -472,5 +611,102 @@ mod tests {
         let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         let want: Vec<_> = want.iter().map(|&(t, i)| (t, Event::Arrive(i))).collect();
         assert_eq!(got, want);
+    }
+
+    /// A small model of endpoints' timers (as `Simulation::apply` and `endpoint_timer` use
+    /// them), with other events between: returns what ran, and the largest queue length. With
+    /// `purge`, the stale entries are taken out at every chance (`every` > 0: also every that
+    /// many events), so revivals are frequent: times come from a small set.
+    fn timer_model(
+        seed: u64,
+        purge: bool,
+        every: u64,
+        limit: u64,
+    ) -> (Vec<(u64, Event)>, usize, usize) {
+        const N: usize = 6;
+        let mut q = EventQueue::with_seq_limit(limit);
+        let mut timer_at: [Option<u64>; N] = [None; N];
+        let mut rng = Rng(seed);
+        let mut ran = vec![];
+        let mut max_len = 0;
+        let revivals = std::cell::Cell::new(0);
+        let arm =
+            |q: &mut EventQueue, timer_at: &mut [Option<u64>; N], now: u64, e: usize, t: u64| {
+                if timer_at[e] != Some(t) {
+                    // a stale entry of (e, t) pending (in the heap or taken out) fires again
+                    let c = code(T_ENDPOINT, e as u32) as u128;
+                    let same =
+                        |&Reverse(k): &Reverse<u128>| k >> 64 == t as u128 && k as u32 as u128 == c;
+                    if q.heap.iter().skip(q.hole as usize).any(same)
+                        || q.ghosts.keys.iter().any(same)
+                    {
+                        revivals.set(revivals.get() + 1);
+                    }
+                    let old = timer_at[e].replace(t);
+                    q.push(t, Event::Endpoint(e as u32));
+                    if old.is_some() && q.timer_superseded() && purge {
+                        q.purge_stale_timers(now, |e, t| timer_at[e as usize] != Some(t));
+                    }
+                }
+            };
+        for e in 0..N {
+            let t = rng.next(20);
+            arm(&mut q, &mut timer_at, 0, e, t);
+        }
+        q.push(0, Event::Arrive(0));
+        let mut n = 0u64;
+        while let Some((now, ev)) = q.pop_before(3000) {
+            max_len = max_len.max(q.len() + 1);
+            n += 1;
+            if purge && every > 0 && n % every == 0 {
+                q.purge_stale_timers(now, |e, t| timer_at[e as usize] != Some(t));
+            }
+            if ev == Event::Wake {
+                q.wake(now);
+                continue; // the queue's own
+            }
+            if let Event::Endpoint(e) = ev {
+                if timer_at[e as usize] != Some(now) {
+                    continue; // superseded: no trace, no randomness drawn
+                }
+                timer_at[e as usize] = None;
+            }
+            ran.push((now, ev));
+            // the handler: set some timers (often to a time used before: revivals), and
+            // schedule another event
+            for _ in 0..rng.next(4) {
+                let e = rng.next(N as u64) as usize;
+                let t =
+                    now + [0, 0, 1, 5, 5, 10, 40, 40, 300][rng.next(9) as usize] + (now / 50) % 3;
+                arm(&mut q, &mut timer_at, now, e, t);
+            }
+            if let Event::Arrive(i) = ev {
+                if i < 2000 {
+                    q.push(now + rng.next(7), Event::Arrive(i + 1));
+                }
+            }
+            if rng.next(3) == 0 {
+                let e = rng.next(N as u64) as usize;
+                timer_at[e] = None; // cancelled (as a call's end does)
+            }
+        }
+        (ran, max_len, revivals.get())
+    }
+
+    #[test]
+    fn taking_stale_timers_out_keeps_what_runs_and_when() {
+        for seed in [1, 2, 3, 12345, 99, 7] {
+            let (want, len_kept, _) = timer_model(seed, false, 0, 1 << SEQ_BITS);
+            assert!(want.len() > 1000);
+            for every in [0, 1, 3, 17] {
+                let (got, len, revived) = timer_model(seed, true, every, 1 << SEQ_BITS);
+                assert_eq!(got, want, "seed {seed}, purge every {every}");
+                assert!(every == 0 || len < len_kept, "{len} {len_kept}");
+                assert!(revived > 10, "revivals tested: {revived}");
+                // and with sequence numbers renumbered often (ghosts included)
+                let (got, _, _) = timer_model(seed, true, every, 200);
+                assert_eq!(got, want, "seed {seed}, purge every {every}, renumbered");
+            }
+        }
     }
 }

@@ -172,6 +172,7 @@ impl Simulation {
             Event::Shaper(f) => self.shaper_release(f),
             Event::Fabric(n, arg) => self.fabric_event(n, arg),
             Event::Host(c, g) => self.host_event(c, g),
+            Event::Wake => self.queue.wake(self.now),
         }
     }
 
@@ -186,6 +187,19 @@ impl Simulation {
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
         self.apply(e, &asks);
+    }
+
+    /// An endpoint's timer was moved: the entry of its old time is stale. Past a point the
+    /// stale entries are taken out of the queue (engine.rs: `purge_stale_timers`, with why
+    /// that is exact).
+    #[cold]
+    #[inline(never)]
+    fn timer_superseded(&mut self) {
+        if self.queue.timer_superseded() {
+            let eps = &self.endpoints;
+            self.queue
+                .purge_stale_timers(self.now, |e, t| eps[e as usize].timer_at != Some(t));
+        }
     }
 
     /// Carry out what an application asked for: send cells and frames, set its timer.
@@ -220,9 +234,12 @@ impl Simulation {
             let ep = &mut self.endpoints[e as usize];
             // a timer already pending at that time has its event in the queue
             if ep.timer_at != Some(t) {
-                ep.timer_at = Some(t);
+                let old = ep.timer_at.replace(t);
                 if t < self.end {
                     self.queue.push(t, Event::Endpoint(e));
+                }
+                if old.is_some() {
+                    self.timer_superseded();
                 }
             }
         }
