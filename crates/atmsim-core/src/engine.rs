@@ -78,7 +78,8 @@ pub const SEQ_BITS: u32 = 64 - CODE_BITS;
 const TAG_BITS: u32 = 4;
 const PAYLOAD_BITS: u32 = CODE_BITS - TAG_BITS;
 /// One more than the largest index a one-field event may carry (port, endpoint, flow, call
-/// class, ...), and than the number of multi-field events pending at once.
+/// class, ...: `Simulation::advance_bounded` checks the arenas' lengths), and than the number of
+/// multi-field events pending at once (checked as the side table grows).
 pub const MAX_INDEX: u32 = 1 << PAYLOAD_BITS;
 const PAYLOAD_MASK: u32 = MAX_INDEX - 1;
 
@@ -96,7 +97,9 @@ const T_SIDE: u32 = 9;
 
 #[inline(always)]
 fn code(tag: u32, payload: u32) -> u32 {
-    assert!(
+    // checked once a run instead (`Simulation::advance_bounded`: every one-field event's index
+    // is an index into an arena no longer than `MAX_INDEX`)
+    debug_assert!(
         payload < MAX_INDEX,
         "event index {payload} too large for the event queue's packing (at most {})",
         MAX_INDEX - 1
@@ -186,6 +189,10 @@ impl EventQueue {
                 i
             }
             None => {
+                assert!(
+                    self.side.len() < MAX_INDEX as usize,
+                    "too many multi-field events pending for the event queue's packing"
+                );
                 self.side.push(ev);
                 (self.side.len() - 1) as u32
             }
@@ -515,6 +522,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(debug_assertions)]
     #[should_panic(expected = "too large")]
     fn an_index_beyond_the_packing_fails() {
         EventQueue::new().push(1, Event::PortTx(MAX_INDEX));

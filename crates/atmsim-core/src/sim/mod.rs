@@ -108,6 +108,13 @@ impl Simulation {
     /// can drain them ([`Simulation::drain_series`]) with memory bounded whatever the run's
     /// length. Where it stops changes no result: the events run in the same order.
     pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
+        // the event queue packs one-field events' indices (ports, endpoints, flows, call
+        // classes) in 28 bits and checks them here, once, rather than on every push
+        let most = [self.ports.len(), self.endpoints.len(), self.flows.len(), self.calls.len()];
+        assert!(
+            most.into_iter().max().unwrap_or(0) <= crate::engine::MAX_INDEX as usize,
+            "too many ports, endpoints, flows or call classes for the event queue's packing"
+        );
         let mut n = 0;
         while n < max_events {
             let Some((t, ev)) = self.queue.pop_before(self.end) else {
