@@ -109,17 +109,20 @@ impl Simulation {
     /// can drain them ([`Simulation::drain_series`]) with memory bounded whatever the run's
     /// length. Where it stops changes no result: the events run in the same order.
     pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
+        // the event queue packs one-field events' indices (ports, endpoints, flows, call
+        // classes) in 28 bits and checks them here, once, rather than on every push
+        let most = [self.ports.len(), self.endpoints.len(), self.flows.len(), self.calls.len()];
+        assert!(
+            most.into_iter().max().unwrap_or(0) <= crate::engine::MAX_INDEX as usize,
+            "too many ports, endpoints, flows or call classes for the event queue's packing"
+        );
         let mut n = 0;
         while n < max_events {
-            match self.queue.peek_time() {
-                Some(t) if t < self.end => {}
-                _ => {
-                    self.events += n;
-                    self.finish();
-                    return true;
-                }
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
+            let Some((t, ev)) = self.queue.pop_before(self.end) else {
+                self.events += n;
+                self.finish();
+                return true;
+            };
             self.now = t;
             let adds_rows = matches!(ev, Event::Sample | Event::AbrInterval(_));
             self.step(ev);
@@ -178,6 +181,7 @@ impl Simulation {
             Event::Shaper(f) => self.shaper_release(f),
             Event::Fabric(n, arg) => self.fabric_event(n, arg),
             Event::Host(c, g) => self.host_event(c, g),
+            Event::Wake => self.queue.wake(self.now),
         }
     }
 
@@ -240,10 +244,26 @@ impl Simulation {
         let ep = &mut self.endpoints[e as usize];
         // a timer already pending at that time has its event in the queue
         if ep.timer_at != Some(t) {
-            ep.timer_at = Some(t);
+            let old = ep.timer_at.replace(t);
             if t < self.end {
                 self.queue.push(t, Event::Endpoint(e));
             }
+            if old.is_some() {
+                self.timer_superseded();
+            }
+        }
+    }
+
+    /// An endpoint's timer was moved: the entry of its old time is stale. Past a point the
+    /// stale entries are taken out of the queue (engine.rs: `purge_stale_timers`, with why
+    /// that is exact).
+    #[cold]
+    #[inline(never)]
+    fn timer_superseded(&mut self) {
+        if self.queue.timer_superseded() {
+            let eps = &self.endpoints;
+            self.queue
+                .purge_stale_timers(self.now, |e, t| eps[e as usize].timer_at != Some(t));
         }
     }
 
