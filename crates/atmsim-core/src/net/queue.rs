@@ -64,7 +64,11 @@ impl Queue {
     /// Take the head cell of category `cls`.
     #[inline]
     pub fn pop(&mut self, cls: usize) -> Option<Cell> {
-        let c = self.cells[cls].pop_front()?;
+        let q = &mut self.cells[cls];
+        let c = q.pop_front()?;
+        if q.capacity() > KEEP_CELLS && q.len() * 4 < q.capacity() {
+            give_back(q);
+        }
         self.class_len[cls] -= 1;
         self.len -= 1;
         Some(c)
@@ -95,6 +99,21 @@ impl Queue {
     pub fn iter(&self) -> impl Iterator<Item = &Cell> {
         self.cells.iter().flat_map(|q| q.iter())
     }
+}
+
+/// Room a category's FIFO keeps however short it gets (cells; 48 KiB).
+pub(crate) const KEEP_CELLS: usize = 1024;
+
+/// Queues give memory back (issue 13): after a burst, a FIFO down to a quarter of its room is
+/// halved (never below [`KEEP_CELLS`]), so a port that once held 10,000 cells does not keep
+/// their 480 KB for the rest of the run. Halving at a quarter leaves the FIFO half empty, so it
+/// must double its length again before it regrows: the copies cost a bounded amount per cell.
+/// Only memory changes, never which cells wait or their order.
+#[cold]
+#[inline(never)]
+fn give_back(q: &mut VecDeque<Cell>) {
+    let room = (q.capacity() / 2).max(KEEP_CELLS);
+    q.shrink_to(room);
 }
 
 /// A buffer shared by several ports of one node.
@@ -155,5 +174,28 @@ mod tests {
         assert_eq!(q.nonempty(), [true, false, false, false, true]);
         assert!(q.pop(0).is_some() && q.pop(4).is_some() && q.pop(4).is_none());
         assert_eq!((q.len, q.iter().count()), (1, 1));
+    }
+
+    #[test]
+    fn a_queue_gives_its_room_back_after_a_burst() {
+        let mut q = Queue::new(NONE, [NONE; 5], NONE);
+        for i in 0..100_000u32 {
+            let mut c = cell(false);
+            c.seq = i;
+            q.push(c, 4);
+        }
+        let burst = q.cells[4].capacity();
+        assert!(burst >= 100_000);
+        // the cells come out in order while the room shrinks under them
+        for i in 0..99_990u32 {
+            assert_eq!(q.pop(4).map(|c| c.seq), Some(i));
+        }
+        let room = q.cells[4].capacity();
+        assert!(room < burst / 8 && room >= KEEP_CELLS, "{burst} -> {room}");
+        for i in 99_990..100_000u32 {
+            assert_eq!(q.pop(4).map(|c| c.seq), Some(i));
+        }
+        assert_eq!(q.pop(4).map(|c| c.seq), None);
+        assert!(q.cells[4].capacity() <= 2 * KEEP_CELLS);
     }
 }
