@@ -482,6 +482,12 @@ impl Simulation {
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;
                 p.computed_cls = c;
+                // the waiting cells wait on the link too: room for them beside the cells in
+                // flight, so the pipe does not double past its reserved size when the buffer fills
+                if p.queue.limit != crate::net::NONE {
+                    let room = p.link.pipe.capacity() + p.queue.limit as usize;
+                    p.link.pipe.reserve_exact(room);
+                }
             }
         }
         for e in 0..sim.endpoints.len() {
