@@ -422,14 +422,9 @@ impl EventQueue {
         Some((t, self.decode(k as u32, true)))
     }
 
-    /// Remove and return the next event.
-    #[inline]
+    /// Remove and return the next event, whatever its time.
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.pop_before(SimTime::MAX).or_else(|| self.pop_at_max())
-    }
-
-    #[cold]
-    fn pop_at_max(&mut self) -> Option<(SimTime, Event)> {
+        self.fill_hole();
         let k = self.heap.peek()?.0;
         self.hole = true;
         Some(((k >> 64) as SimTime, self.decode(k as u32, true)))

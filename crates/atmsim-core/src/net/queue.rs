@@ -56,8 +56,7 @@ impl Queue {
     /// Add an admitted cell at the tail of its category's FIFO.
     #[inline]
     pub fn push(&mut self, cell: Cell, cls: usize) {
-        self.len += 1;
-        self.class_len[cls] += 1;
+        self.count_in(cls);
         self.cells[cls].push_back(cell);
     }
 
@@ -69,20 +68,20 @@ impl Queue {
         if q.capacity() > KEEP_CELLS && q.len() * 4 < q.capacity() {
             give_back(q);
         }
-        self.class_len[cls] -= 1;
-        self.len -= 1;
+        self.count_out(cls);
         Some(c)
     }
 
-    /// Count a cell of category `cls` as waiting without holding it (a computed departure: the
-    /// cell is on the link already, `Port::starts`).
+    /// Count a cell of category `cls` as waiting (`push` holds it too; a computed departure
+    /// does not: the cell is on the link already, `Port::starts`).
     #[inline]
     pub fn count_in(&mut self, cls: usize) {
         self.len += 1;
         self.class_len[cls] += 1;
     }
 
-    /// A counted-only cell of category `cls` starts its transmission.
+    /// A cell of category `cls` leaves the waiting count (taken by `pop`, or a counted-only
+    /// cell starting its transmission).
     #[inline]
     pub fn count_out(&mut self, cls: usize) {
         self.class_len[cls] -= 1;

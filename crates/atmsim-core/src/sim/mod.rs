@@ -187,14 +187,14 @@ impl Simulation {
 
     pub(crate) fn endpoint_timer(&mut self, e: u32) {
         let now = self.now;
-        // no host model (its CPU sees every call: `apply` ends with `host_after_call`)
-        let plain = self.hosts.ep_cpu.get(e as usize).is_none_or(|&c| c == NONE);
+        // the host model's CPU, if any (it sees every call: `apply` ends with `host_after_call`)
+        let cpu = self.cpu_of(e);
         let ep = &mut self.endpoints[e as usize];
         if ep.timer_at != Some(now) {
             return; // superseded
         }
         ep.timer_at = None;
-        if plain {
+        if cpu.is_none() {
             // The CBR / persistent source's call asks for one cell and (unless it is past its
             // stop) its next timer, nothing else: what `apply` does with those asks, in its
             // order (the cell, then the timer), without building them.
@@ -213,28 +213,8 @@ impl Simulation {
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.on_timer(&mut ctx);
-        if plain && asks.frames.is_empty() {
-            // what `apply` does for an endpoint without a host model when no whole frames were
-            // asked for (the common case: data cells, an ABR source's cell, its timer), in
-            // `apply`'s order, without the call
-            let ep = &self.endpoints[e as usize];
-            let (flow, conn) = (ep.flow, ep.conn);
-            if let Some(c) = asks.cell {
-                self.emit_explicit(flow, c);
-            }
-            if let Some((len, eof, mut seg)) = asks.frame_cell {
-                seg.conn |= conn;
-                self.emit_cell(flow, len, eof, seg);
-            }
-            for _ in 0..asks.send {
-                self.emit(flow);
-            }
-            if let Some(t) = asks.timer {
-                self.arm_timer(e, t);
-            }
-            return;
-        }
-        self.apply(e, &asks);
+        // `apply`, inlined here: the endpoint's timer is the common caller
+        self.carry_out(e, &asks, cpu);
     }
 
     /// Set endpoint `e`'s timer to `t` (not before now), as its application asked.
@@ -269,6 +249,15 @@ impl Simulation {
 
     /// Carry out what an application asked for: send cells and frames, set its timer.
     pub(crate) fn apply(&mut self, e: u32, asks: &Asks) {
+        let cpu = self.cpu_of(e);
+        self.carry_out(e, asks, cpu);
+    }
+
+    /// [`Simulation::apply`] for endpoint `e` whose host CPU is `cpu` (None: no host model):
+    /// the cell, the frame's cell, the whole frames (through the CPU's send processing, if
+    /// any), the cells to send, the timer, then the CPU's view of the call.
+    #[inline(always)]
+    fn carry_out(&mut self, e: u32, asks: &Asks, cpu: Option<u32>) {
         let flow = self.endpoints[e as usize].flow;
         if let Some(c) = asks.cell {
             self.emit_explicit(flow, c);
@@ -280,7 +269,6 @@ impl Simulation {
             seg.conn |= conn;
             self.emit_cell(flow, len, eof, seg);
         }
-        let cpu = self.cpu_of(e);
         for &(sdu, mut seg) in &asks.frames {
             seg.conn |= conn;
             if let Some(c) = cpu {
