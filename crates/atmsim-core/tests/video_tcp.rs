@@ -41,7 +41,13 @@ fn a_tcp_video_stream_delivers_exactly_the_trace_bytes_and_loses_no_frame() {
     let trace = vec![100u64, 20_000, 30, 4000, 0, 1024];
     let v = json!({"trace": "t", "frame_rate": 24.0, "random_offset": false});
     for loss in [0.0, 0.002] {
-        let mut sc = scenario(trace.clone(), v.clone(), json!({"recovery": "reno"}), 30.0, 1);
+        let mut sc = scenario(
+            trace.clone(),
+            v.clone(),
+            json!({"recovery": "reno"}),
+            30.0,
+            1,
+        );
         sc["connections"][0]["source"]["stop_s"] = 10.0.into();
         if loss > 0.0 {
             sc["links"][0]["impairment"] = json!({"loss_probability": loss});

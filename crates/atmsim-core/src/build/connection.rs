@@ -199,10 +199,14 @@ impl Builder<'_> {
                 // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
                 // Both flows carry backward RM cells of the other loop.
                 let back: Vec<String> = c.route.iter().rev().cloned().collect();
-                let rs = c.reverse_source.as_deref().cloned().unwrap_or_else(|| SourceSpec {
-                    kind: SourceKind::None,
-                    ..c.source.clone()
-                });
+                let rs = c
+                    .reverse_source
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_else(|| SourceSpec {
+                        kind: SourceKind::None,
+                        ..c.source.clone()
+                    });
                 let rframe = rs.frame_bytes.map(|f| f as u32);
                 let (fwd, rev, one_way) = abr_pair(
                     flows,
@@ -346,7 +350,10 @@ impl Builder<'_> {
             endpoints[dst].app = end(back.as_ref(), Some(&there));
         }
         for k in 1..c.source.bundle as u16 {
-            let pair = (end(Some(&there), back.as_ref()), end(back.as_ref(), Some(&there)));
+            let pair = (
+                end(Some(&there), back.as_ref()),
+                end(back.as_ref(), Some(&there)),
+            );
             self.bundle_member(c, k, (fwd, rev), pair, "tcp_receiver", flows, endpoints);
         }
     }
@@ -364,7 +371,10 @@ impl Builder<'_> {
         let p = xtpx_params(&c.source);
         for k in 1..c.source.bundle as u16 {
             let end = |e: XtpxEnd| AnySource::Transport(AnyTransport::Xtpx(Box::new(e)));
-            let pair = (end(XtpxEnd::sender(p.clone())), end(XtpxEnd::receiver(p.clone())));
+            let pair = (
+                end(XtpxEnd::sender(p.clone())),
+                end(XtpxEnd::receiver(p.clone())),
+            );
             self.bundle_member(c, k, (fwd, rev), pair, "xtpx_receiver", flows, endpoints);
         }
     }
@@ -560,7 +570,13 @@ impl Builder<'_> {
         p.workload = crate::transport::tcp::Workload::App;
         let route: Vec<String> = c.route.iter().rev().cloned().collect();
         let rev = flows.len();
-        flows.push(self.flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+        flows.push(self.flow(
+            format!("{}.reverse", c.name),
+            &route,
+            c.category,
+            None,
+            false,
+        ));
         flows[fwd].pair = rev as u32;
         flows[rev].pair = fwd as u32;
         flows[fwd].sar.framed = true;
@@ -637,7 +653,13 @@ impl Builder<'_> {
         };
         let route: Vec<String> = c.route.iter().rev().cloned().collect();
         let rev = flows.len();
-        flows.push(self.flow(format!("{}.reverse", c.name), &route, c.category, None, false));
+        flows.push(self.flow(
+            format!("{}.reverse", c.name),
+            &route,
+            c.category,
+            None,
+            false,
+        ));
         flows[fwd].pair = rev as u32;
         flows[rev].pair = fwd as u32;
         flows[fwd].sar.framed = true;

@@ -11,9 +11,9 @@ pub mod shaper;
 pub mod socket;
 pub mod stream;
 pub mod video;
-pub mod workload;
 pub mod video_tcp_rx;
 pub mod video_tcp_tx;
+pub mod workload;
 
 pub use endpoint::{
     tcp_receiver, tcp_sender, video_ends, xtpx_receiver, xtpx_sender, AnySource, Endpoint,

@@ -198,9 +198,9 @@ pub struct PortStats {
 /// Per flow (one direction of a connection). Counts cells created after warm-up, so that
 /// sent = delivered + dropped + in flight holds exactly.
 ///
-/// `repr(C)`: the counters every sent or delivered cell updates come first, together (with
-/// the series' pair `rx_data_total`/`sample_rx`, read at every sample), the drop counters and
-/// the rarely changed ones after them, so a cell touches few cache lines (issue 13).
+/// `repr(C)`: the counters every sent or delivered cell updates come first, together, the drop
+/// counters and the rarely changed ones after them, so a cell touches few cache lines (issue
+/// 13). The count the `connections` series reads is apart, in [`crate::net::FlowRx`].
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct FlowStats {
@@ -212,10 +212,6 @@ pub struct FlowStats {
     pub delivered_clp0: u64,
     pub ctd_max: u64,
     pub ctd_min: u64,
-    /// Data cells (not RM cells) delivered, never reset, and their count at the last sample:
-    /// for the `connections` series.
-    pub rx_data_total: u64,
-    pub sample_rx: u64,
     /// Cells and user bytes that arrived after warm-up (throughput).
     pub rx_cells_window: u64,
     pub user_bytes_window: u64,
@@ -255,8 +251,6 @@ impl FlowStats {
             ctd_max: 0,
             ctd_min: u64::MAX,
             ctd_hist: DelayHistogram::default(),
-            rx_data_total: 0,
-            sample_rx: 0,
         }
     }
 }

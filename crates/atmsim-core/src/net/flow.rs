@@ -151,12 +151,25 @@ impl Flow {
         always: true,
         active: "",
     };
+}
 
+/// The count behind a flow's row of the `connections` series: data cells (not RM cells)
+/// delivered, never reset, and their number at the previous sample.
+///
+/// Kept apart from [`Flow`], one per flow in a dense array (`Simulation::flow_rx`, indexed by
+/// flow): a sample then reads 16 bytes per flow in order instead of a cache line of every flow
+/// (issue 13: with 15,000 VCs sampled every 10 ms that was a cache miss per flow and sample).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowRx {
+    pub(crate) total: u64,
+    pub(crate) at_sample: u64,
+}
+
+impl FlowRx {
     /// Fill this flow's row of the `connections` series (a sample every `interval_s`).
     pub(crate) fn probe(&mut self, mut row: Row<'_>, interval_s: f64) {
-        let st = &mut self.stats;
-        let cells = st.rx_data_total - st.sample_rx;
-        st.sample_rx = st.rx_data_total;
+        let cells = self.total - self.at_sample;
+        self.at_sample = self.total;
         row.f64(
             "throughput_mbps",
             cells as f64 * (CELL_PAYLOAD * 8) as f64 / interval_s / 1e6,

@@ -76,7 +76,10 @@ pub(crate) fn validate_video(sc: &Scenario) -> Res<()> {
                     "used by transport udp only; over tcp the segment size is source.tcp.mss_bytes (and mtu_bytes)",
                 ));
             }
-            validate_tcp(&format!("{p}.tcp"), s.tcp.as_deref().unwrap_or(&TcpSpec::default()))?;
+            validate_tcp(
+                &format!("{p}.tcp"),
+                s.tcp.as_deref().unwrap_or(&TcpSpec::default()),
+            )?;
         } else if s.tcp.is_some() {
             return Err(ScenarioError::new(
                 format!("{p}.tcp"),

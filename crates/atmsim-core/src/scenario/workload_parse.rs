@@ -105,7 +105,10 @@ fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, WorkloadError> {
             col += 1;
             continue;
         }
-        return err(pos, format!("unexpected character '{}'", c.escape_default()));
+        return err(
+            pos,
+            format!("unexpected character '{}'", c.escape_default()),
+        );
     }
     out.push((Tok::End, Pos { line, col }));
     Ok(out)
@@ -139,7 +142,10 @@ impl Parser {
         if t == Tok::Punct(c) {
             Ok(pos)
         } else {
-            err(pos, format!("expected '{c}' {what}, found {}", t.describe()))
+            err(
+                pos,
+                format!("expected '{c}' {what}, found {}", t.describe()),
+            )
         }
     }
     fn number(&mut self, what: &str) -> Result<(f64, Pos), WorkloadError> {
@@ -164,7 +170,11 @@ impl Parser {
         Ok((v as u64, pos))
     }
     fn value(&mut self, role: Role) -> Result<f64, WorkloadError> {
-        let what = if role == Role::Size { "a size" } else { "a time" };
+        let what = if role == Role::Size {
+            "a size"
+        } else {
+            "a time"
+        };
         let (v, pos) = self.number(what)?;
         match role {
             Role::Size if v <= 0.0 => err(pos, format!("a size must be > 0 bytes, got {v}")),
@@ -217,10 +227,14 @@ impl Parser {
             }
             t => err(
                 pos,
-                format!("expected {} or a distribution, found {}", match role {
-                    Role::Size => "a size",
-                    Role::Time => "a time",
-                }, t.describe()),
+                format!(
+                    "expected {} or a distribution, found {}",
+                    match role {
+                        Role::Size => "a size",
+                        Role::Time => "a time",
+                    },
+                    t.describe()
+                ),
             ),
         }
     }
@@ -228,7 +242,12 @@ impl Parser {
         let (t, pos) = self.next();
         let name = match t {
             Tok::Ident(n) => n,
-            t => return err(pos, format!("expected an operation, found {}", t.describe())),
+            t => {
+                return err(
+                    pos,
+                    format!("expected an operation, found {}", t.describe()),
+                )
+            }
         };
         let size = match name.as_str() {
             "bulk_get" | "bulk_put" | "rr" | "request_response" => self.dist(Role::Size)?,

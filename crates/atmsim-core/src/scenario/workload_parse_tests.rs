@@ -144,7 +144,13 @@ fn printed_trees_parse_back_to_the_same_tree() {
         assert_eq!(back.without_pos(), s, "{text}");
         // and the positions point at the printed statements (one per line)
         for (i, st) in back.statements.iter().enumerate() {
-            assert_eq!(st.pos, Pos { line: i as u32 + 1, col: 1 });
+            assert_eq!(
+                st.pos,
+                Pos {
+                    line: i as u32 + 1,
+                    col: 1
+                }
+            );
         }
     }
 }
@@ -160,24 +166,59 @@ fn bad_scripts_give_the_line_and_column() {
     let cases: &[(&str, u32, u32, &str)] = &[
         ("5 rr 1000 1024*50;", 1, 11, "expected ','"),
         ("5 bulk_get 1024*50", 1, 19, "expected ';'"),
-        ("5 bulk_get 1024*50;\n3 bulk_send 10*2;", 2, 3, "unknown operation 'bulk_send'"),
+        (
+            "5 bulk_get 1024*50;\n3 bulk_send 10*2;",
+            2,
+            3,
+            "unknown operation 'bulk_send'",
+        ),
         ("5 bulk_get 0*50;", 1, 12, "size must be > 0"),
         ("5 bulk_get -3*50;", 1, 12, "size must be > 0"),
-        ("1 bulk_put bivalued(10,0,0.5)*4;", 1, 24, "size must be > 0"),
+        (
+            "1 bulk_put bivalued(10,0,0.5)*4;",
+            1,
+            24,
+            "size must be > 0",
+        ),
         ("5 rr 100,0*50;", 1, 10, "size must be > 0"),
         ("5 bulk_get 10*0;", 1, 15, "at least 1"),
         ("0 bulk_get 10*5;", 1, 1, "at least 1"),
         ("2 parallel: 0 bulk_get 10*5;", 1, 13, "at least 1"),
-        ("1 bulk_get bivalued(10,9000,1.5)*250;", 1, 29, "probability must be in [0, 1]"),
-        ("1 bulk_get bivalued(10,9000,-0.1)*250;", 1, 29, "probability must be in [0, 1]"),
+        (
+            "1 bulk_get bivalued(10,9000,1.5)*250;",
+            1,
+            29,
+            "probability must be in [0, 1]",
+        ),
+        (
+            "1 bulk_get bivalued(10,9000,-0.1)*250;",
+            1,
+            29,
+            "probability must be in [0, 1]",
+        ),
         ("1 bulk_get 10*250 exp(0);", 1, 23, "exp mean must be > 0"),
         ("1 bulk_get exp(-2)*250;", 1, 16, "exp mean must be > 0"),
         ("1 bulk_get 10*250 -1;", 1, 19, "time must be >= 0"),
         ("5 parallel: ;", 1, 13, "empty parallel group"),
         ("5 parallel 2: ;", 1, 15, "empty parallel group"),
-        ("5 parallel 3: 1 bulk_get 10*2 | 1 bulk_get 10*2;", 1, 12, "'parallel 3:' has 2 members"),
-        ("5 parallel 2: 1 bulk_get 10*2 | ;", 1, 33, "expected the number of runs"),
-        ("1 bulk_get weird(3)*2;", 1, 12, "unknown distribution 'weird'"),
+        (
+            "5 parallel 3: 1 bulk_get 10*2 | 1 bulk_get 10*2;",
+            1,
+            12,
+            "'parallel 3:' has 2 members",
+        ),
+        (
+            "5 parallel 2: 1 bulk_get 10*2 | ;",
+            1,
+            33,
+            "expected the number of runs",
+        ),
+        (
+            "1 bulk_get weird(3)*2;",
+            1,
+            12,
+            "unknown distribution 'weird'",
+        ),
         ("1 bulk_get 10*2.5;", 1, 15, "whole number"),
         ("1 bulk_get 10*2 $;", 1, 17, "unexpected character"),
         ("", 1, 1, "no statement"),
@@ -197,7 +238,10 @@ fn bad_scripts_give_the_line_and_column() {
 
 #[test]
 fn comments_aliases_and_bare_numbers() {
-    let a = parse("# a comment\n2 request_response constant(100),bivalue(1,2,0)*3 const(0.5); # tail\n").unwrap();
+    let a = parse(
+        "# a comment\n2 request_response constant(100),bivalue(1,2,0)*3 const(0.5); # tail\n",
+    )
+    .unwrap();
     let b = parse("2 rr 100,bivalued(1,2,0)*3 0.5;").unwrap();
     assert_eq!(a.without_pos(), b.without_pos());
     assert_eq!(b.to_string(), "2 rr 100,bivalued(1,2,0)*3 0.5;\n");

@@ -106,7 +106,8 @@ pub(crate) fn validate_workload(p: &str, w: &WorkloadSpec) -> Res<()> {
             "required: the workload script (or file, through the front end)",
         ));
     };
-    let script = parse(text).map_err(|e| ScenarioError::new(format!("{p}.script"), e.to_string()))?;
+    let script =
+        parse(text).map_err(|e| ScenarioError::new(format!("{p}.script"), e.to_string()))?;
     let need = script.max_parallel();
     if let Some(k) = w.connections {
         if !(1..=1024).contains(&k) {

@@ -140,6 +140,7 @@ impl Simulation {
         let ep = &mut self.endpoints[e as usize];
         ep.app = app;
         ep.timer_at = None;
+        self.sampled_endpoints = None;
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
         ep.app.start(&mut ctx);
@@ -157,6 +158,7 @@ impl Simulation {
         let ep = &mut self.endpoints[e as usize];
         ep.app = AnySource::IDLE;
         ep.timer_at = None;
+        self.sampled_endpoints = None;
     }
 }
 

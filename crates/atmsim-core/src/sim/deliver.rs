@@ -79,7 +79,7 @@ impl Simulation {
             f.stats.user_bytes_window += CELL_PAYLOAD as u64;
         }
         if !cell.is_rm() {
-            f.stats.rx_data_total += 1;
+            self.flow_rx[cell.flow as usize].total += 1;
             if in_window {
                 f.stats.rx_cells_window += 1;
             }

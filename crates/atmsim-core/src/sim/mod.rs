@@ -42,8 +42,8 @@ pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
-use crate::host::AnySource;
 use crate::engine::{Event, EventQueue};
+use crate::host::AnySource;
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
@@ -61,7 +61,13 @@ pub struct Simulation {
     pub ports: Vec<Port>,
     pub groups: Vec<Group>,
     pub flows: Vec<Flow>,
+    /// Per flow, the count the `connections` series reads (apart from `flows`: see [`FlowRx`]).
+    pub(crate) flow_rx: Vec<FlowRx>,
     pub endpoints: Vec<Endpoint>,
+    /// The endpoints a sample asks for a row (those not an application on the cells: ABR
+    /// sources, transports), so a sample does not read every endpoint; `None` once an
+    /// endpoint's source was replaced (a switched call), rebuilt at the next sample.
+    pub(crate) sampled_endpoints: Option<Vec<u32>>,
     pub calls: Vec<CallClass>,
     pub(crate) monitors: Vec<Monitor>,
     pub(crate) events: u64,
@@ -111,7 +117,12 @@ impl Simulation {
     pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
         // the event queue packs one-field events' indices (ports, endpoints, flows, call
         // classes) in 28 bits and checks them here, once, rather than on every push
-        let most = [self.ports.len(), self.endpoints.len(), self.flows.len(), self.calls.len()];
+        let most = [
+            self.ports.len(),
+            self.endpoints.len(),
+            self.flows.len(),
+            self.calls.len(),
+        ];
         assert!(
             most.into_iter().max().unwrap_or(0) <= crate::engine::MAX_INDEX as usize,
             "too many ports, endpoints, flows or call classes for the event queue's packing"

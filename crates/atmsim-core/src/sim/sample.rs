@@ -47,10 +47,15 @@ impl Simulation {
         for (i, p) in self.ports.iter_mut().enumerate() {
             p.probe(series.at(PORTS).row(ts, i as u32), interval_s);
         }
-        for ep in &self.endpoints {
-            if let AnySource::App(_) = &ep.app {
-                continue; // an application on the cells: none of the tables below
-            }
+        let endpoints = &self.endpoints;
+        let sampled = self.sampled_endpoints.get_or_insert_with(|| {
+            // an application on the cells has a row in none of the tables below
+            (0..endpoints.len() as u32)
+                .filter(|&e| !matches!(endpoints[e as usize].app, AnySource::App(_)))
+                .collect()
+        });
+        for &e in sampled.iter() {
+            let ep = &endpoints[e as usize];
             if let AnySource::Abr(a) = &ep.app {
                 a.probe(series.at(ABR_SOURCES).row(ts, ep.flow));
             }
@@ -62,7 +67,7 @@ impl Simulation {
             }
         }
         let connections = series.at(CONNECTIONS);
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for (i, f) in self.flow_rx.iter_mut().enumerate() {
             f.probe(connections.row(ts, i as u32), interval_s);
         }
         let next = (self.samples_taken + 1) * self.sample_ps;

@@ -17,7 +17,11 @@ impl Simulation {
         let ports = &self.flows[flow].ports;
         let mut names = Vec::with_capacity(ports.len() + 1);
         if let Some(&p) = ports.first() {
-            names.push(self.nodes[self.ports[p as usize].node as usize].name.clone());
+            names.push(
+                self.nodes[self.ports[p as usize].node as usize]
+                    .name
+                    .clone(),
+            );
         }
         for &p in ports.iter() {
             names.push(self.nodes[self.ports[p as usize].to as usize].name.clone());
@@ -133,7 +137,10 @@ impl Simulation {
             let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
             // UPC counts after warm-up
             let upc = f.upc.as_ref().map(|u| {
-                let (now, m) = (u.counts(), f.upc_mark.as_deref().copied().unwrap_or_default());
+                let (now, m) = (
+                    u.counts(),
+                    f.upc_mark.as_deref().copied().unwrap_or_default(),
+                );
                 crate::policing::UpcCounts {
                     cells: now.cells - m.cells,
                     passed: now.passed - m.passed,

@@ -41,7 +41,10 @@ fn run(sc: &Value) -> Simulation {
 }
 
 fn workload(sim: &Simulation) -> WorkloadSummary {
-    sim.summary().connections["w"].workload.clone().expect("a workload")
+    sim.summary().connections["w"]
+        .workload
+        .clone()
+        .expect("a workload")
 }
 
 fn hosts(sim: &Simulation) -> Vec<&WorkloadHost> {
@@ -108,14 +111,24 @@ fn window_limited_bulk_throughput_is_window_over_rtt() {
     let window = 4 * mss;
     let segs = 400u32;
     for op in ["bulk_get", "bulk_put"] {
-        let sc = net(&format!("1 {op} {mss}*{segs};"), mbps, delay_ms, mss, window, json!({}));
+        let sc = net(
+            &format!("1 {op} {mss}*{segs};"),
+            mbps,
+            delay_ms,
+            mss,
+            window,
+            json!({}),
+        );
         let w = workload(&run(&sc));
         let r = &w.statements[0].members[0].runs[0];
         let dur = r.end_s.unwrap() - r.start_s;
         let rounds = 2.0 + ((segs - 3) as f64 / 4.0).ceil();
         let want = (rounds - 0.5) * rtt;
         let eps = rounds * 2.0 * (frame_s(mss + 48, mbps) + frame_s(48, mbps)) + 1e-4;
-        assert!(dur >= want && dur <= want + eps, "{op}: {dur} s, want {want} (+ {eps})");
+        assert!(
+            dur >= want && dur <= want + eps,
+            "{op}: {dur} s, want {want} (+ {eps})"
+        );
         assert_eq!(r.bytes, (segs * mss) as u64);
         let tp = r.throughput_kbps.unwrap() * 1e3;
         let ideal = window as f64 / rtt;
@@ -144,7 +157,10 @@ fn bundled_connections_conserve_bytes_per_connection() {
             for (tx, rx) in [(&a.conns[k], &b.conns[k]), (&b.conns[k], &a.conns[k])] {
                 let delivered = rx.sock.consumed() + rx.sock.delivered();
                 assert!(delivered <= tx.written, "conn {k}");
-                assert!(tx.written - delivered <= tx.sock.send_buffered(), "conn {k}");
+                assert!(
+                    tx.written - delivered <= tx.sock.send_buffered(),
+                    "conn {k}"
+                );
                 if done {
                     assert_eq!(tx.written, delivered, "conn {k}");
                     assert_eq!(tx.sock.send_buffered(), 0);
@@ -210,7 +226,8 @@ fn bundled_connections_conserve_bytes_per_connection() {
 
 #[test]
 fn same_seed_same_results() {
-    let script = "2 parallel 2: 1 bulk_get bivalued(10,9000,0.75)*30 exp(0.01) | 1 rr 2000,exp(800)*5;";
+    let script =
+        "2 parallel 2: 1 bulk_get bivalued(10,9000,0.75)*30 exp(0.01) | 1 rr 2000,exp(800)*5;";
     let sc = net(script, 10.0, 2.0, 9140, 32_768, json!({}));
     let a = serde_json::to_string(&run(&sc).summary()).unwrap();
     let b = serde_json::to_string(&run(&sc).summary()).unwrap();
@@ -239,7 +256,14 @@ fn xtpx_rate_controlled_workload_runs_at_b_over_i() {
     let (b, i_ms, units) = (8000u32, 20.0, 100u32);
     for delay_ms in [1.0, 25.0] {
         let sc = over_xtpx(
-            net(&format!("1 bulk_get {b}*{units};"), 1000.0, delay_ms, 9140, 65_535, json!({})),
+            net(
+                &format!("1 bulk_get {b}*{units};"),
+                1000.0,
+                delay_ms,
+                9140,
+                65_535,
+                json!({}),
+            ),
             json!({"rate_control": true, "burst_bytes": b, "interval_ms": i_ms}),
         );
         let w = workload(&run(&sc));
@@ -249,14 +273,18 @@ fn xtpx_rate_controlled_workload_runs_at_b_over_i() {
         let dur = r.end_s.unwrap() - r.start_s;
         let lo = (units - 1) as f64 * i_ms / 1e3;
         let hi = lo + i_ms / 1e3 + 2.0 * delay_ms / 1e3 + 2.0 * frame_s(9180, 1000.0);
-        assert!(dur >= lo && dur <= hi, "delay {delay_ms} ms: {dur} s not in [{lo}, {hi}]");
+        assert!(
+            dur >= lo && dur <= hi,
+            "delay {delay_ms} ms: {dur} s not in [{lo}, {hi}]"
+        );
     }
 }
 
 /// Bytes conserved per connection over XTPX too (a bidirectional bundle).
 #[test]
 fn xtpx_bundle_conserves_bytes() {
-    let script = "1 parallel: 1 bulk_get 20000*4 | 1 bulk_put bivalued(10,9000,0.5)*20 | 1 rr 3000,700*5;";
+    let script =
+        "1 parallel: 1 bulk_get 20000*4 | 1 bulk_put bivalued(10,9000,0.5)*20 | 1 rr 3000,700*5;";
     let sc = over_xtpx(
         net(script, 10.0, 2.0, 9140, 65_535, json!({})),
         json!({"window_bytes": 65_535}),
@@ -266,8 +294,15 @@ fn xtpx_bundle_conserves_bytes() {
     assert!(w.complete);
     let h = hosts(&sim);
     for k in 0..3 {
-        for (tx, rx) in [(&h[0].conns[k], &h[1].conns[k]), (&h[1].conns[k], &h[0].conns[k])] {
-            assert_eq!(rx.sock.consumed() + rx.sock.delivered(), tx.written, "conn {k}");
+        for (tx, rx) in [
+            (&h[0].conns[k], &h[1].conns[k]),
+            (&h[1].conns[k], &h[0].conns[k]),
+        ] {
+            assert_eq!(
+                rx.sock.consumed() + rx.sock.delivered(),
+                tx.written,
+                "conn {k}"
+            );
         }
     }
     assert_eq!(w.statements[0].members[0].runs[0].bytes, 80_000);
@@ -288,13 +323,22 @@ fn a_bundle_shares_the_link_payload_rate() {
     assert!(w.complete);
     let ms = &w.statements[0].members;
     assert_eq!(ms.len(), 4);
-    let start = ms.iter().map(|m| m.runs[0].start_s).fold(f64::INFINITY, f64::min);
-    let end = ms.iter().map(|m| m.runs[0].end_s.unwrap()).fold(0.0, f64::max);
+    let start = ms
+        .iter()
+        .map(|m| m.runs[0].start_s)
+        .fold(f64::INFINITY, f64::min);
+    let end = ms
+        .iter()
+        .map(|m| m.runs[0].end_s.unwrap())
+        .fold(0.0, f64::max);
     let bytes: u64 = ms.iter().map(|m| m.runs[0].bytes).sum();
     assert_eq!(bytes, 4 * 60 * 9140);
     let payload_rate = 10e6 / 8.0 * 9140.0 / (192.0 * 53.0);
     let agg = bytes as f64 / (end - start);
-    assert!(agg <= payload_rate && agg > 0.97 * payload_rate, "{agg} B/s vs {payload_rate}");
+    assert!(
+        agg <= payload_rate && agg > 0.97 * payload_rate,
+        "{agg} B/s vs {payload_rate}"
+    );
     for m in ms {
         let tp = m.throughput_kbps.unwrap().mean * 1e3;
         assert!(tp > 0.0 && tp <= payload_rate, "{tp}");
@@ -305,7 +349,8 @@ fn a_bundle_shares_the_link_payload_rate() {
 /// the next statement starts when every member of the previous one has ended.
 #[test]
 fn runs_and_statements_are_sequential() {
-    let script = "2 parallel: 3 bulk_get 3000*2 | 1 rr 100,100*2 | 2 bulk_put 500*3;\n1 rr 10,10*1;";
+    let script =
+        "2 parallel: 3 bulk_get 3000*2 | 1 rr 100,100*2 | 2 bulk_put 500*3;\n1 rr 10,10*1;";
     let w = workload(&run(&net(script, 10.0, 1.0, 9140, 65_535, json!({}))));
     assert!(w.complete);
     let st = &w.statements[0];
@@ -317,9 +362,8 @@ fn runs_and_statements_are_sequential() {
         }
     }
     // the statement's second run starts after every member's first-run share ended
-    let first_end = |m: &crate::metrics::workload::MemberSummary, per: usize| {
-        m.runs[per - 1].end_s.unwrap()
-    };
+    let first_end =
+        |m: &crate::metrics::workload::MemberSummary, per: usize| m.runs[per - 1].end_s.unwrap();
     let barrier = st
         .members
         .iter()
@@ -329,7 +373,11 @@ fn runs_and_statements_are_sequential() {
     for (m, per) in st.members.iter().zip([3usize, 1, 2]) {
         assert!(m.runs[per].start_s >= barrier, "{}", m.op);
     }
-    let last = st.members.iter().map(|m| m.runs.last().unwrap().end_s.unwrap()).fold(0.0, f64::max);
+    let last = st
+        .members
+        .iter()
+        .map(|m| m.runs.last().unwrap().end_s.unwrap())
+        .fold(0.0, f64::max);
     assert!(w.statements[1].members[0].runs[0].start_s >= last);
 }
 
@@ -351,8 +399,15 @@ fn a_workload_on_modelled_hosts_completes_and_conserves_bytes() {
         assert!(w.complete);
         let h = hosts(&sim);
         for k in 0..3 {
-            for (tx, rx) in [(&h[0].conns[k], &h[1].conns[k]), (&h[1].conns[k], &h[0].conns[k])] {
-                assert_eq!(rx.sock.consumed() + rx.sock.delivered(), tx.written, "conn {k}");
+            for (tx, rx) in [
+                (&h[0].conns[k], &h[1].conns[k]),
+                (&h[1].conns[k], &h[0].conns[k]),
+            ] {
+                assert_eq!(
+                    rx.sock.consumed() + rx.sock.delivered(),
+                    tx.written,
+                    "conn {k}"
+                );
             }
         }
         ends.push(w.end_s.unwrap());

@@ -85,7 +85,11 @@ impl Application for Multiplex {
         // on its own stream) and take the earliest next departure as it goes
         let mut t = SimTime::MAX;
         let n = self.sources.len();
-        let (sources, rngs, next) = (&mut self.sources[..n], &mut self.rngs[..n], &mut self.next[..n]);
+        let (sources, rngs, next) = (
+            &mut self.sources[..n],
+            &mut self.rngs[..n],
+            &mut self.next[..n],
+        );
         for k in 0..n {
             let mut tk = next[k];
             if tk <= now {
