@@ -25,6 +25,13 @@ impl Cbr {
 }
 
 impl Cbr {
+    /// The rate in bit/s: sources of one rate re-arm their timers one interval (within the
+    /// pacer's 1 ps rounding) after each firing, which puts them in one lane of the event queue
+    /// (`engine.rs`, "Lanes").
+    pub fn rate_bps(&self) -> u64 {
+        self.pacer.rate_bps()
+    }
+
     /// One emission, due now: advances the pacer and returns the next emission time (`None`
     /// once it would be at or past `stop`). [`Application::on_timer`] is one cell plus this;
     /// the engine's fast path for CBR endpoints (`Simulation::endpoint_timer`) calls it directly.

@@ -492,6 +492,7 @@ impl Simulation {
                 }
             }
         }
+        timer_lanes(&mut sim);
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut asks = Asks::default();
@@ -501,6 +502,36 @@ impl Simulation {
         }
         sim
     }
+}
+
+/// The event queue's lanes (`engine.rs`, "Lanes"): one per rate of CBR (and persistent)
+/// sources, for the rates of more than one source. Only the work of the queue depends on it.
+fn timer_lanes(sim: &mut Simulation) {
+    let rate = |ep: &Endpoint| match &ep.app {
+        AnySource::App(AnyApp::Cbr(c)) => Some(c.rate_bps()),
+        _ => None,
+    };
+    let mut sources: BTreeMap<u64, u32> = BTreeMap::new();
+    for r in sim.endpoints.iter().filter_map(rate) {
+        *sources.entry(r).or_default() += 1;
+    }
+    sources.retain(|_, n| *n > 1);
+    for (lane, n) in sources.values_mut().enumerate() {
+        *n = lane as u32;
+    }
+    if sources.is_empty() {
+        return;
+    }
+    let lane_of = sim
+        .endpoints
+        .iter()
+        .map(|ep| {
+            rate(ep)
+                .and_then(|r| sources.get(&r).copied())
+                .unwrap_or(u32::MAX)
+        })
+        .collect();
+    sim.queue.set_lanes(lane_of);
 }
 
 /// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
