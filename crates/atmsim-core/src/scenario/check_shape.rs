@@ -13,6 +13,8 @@
 
 use super::{Res, Scenario, ScenarioError};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// Deepest nesting of tables and arrays a scenario may use (the deepest real key, a source
@@ -24,6 +26,25 @@ fn root() -> &'static Value {
     ROOT.get_or_init(|| {
         serde_json::to_value(schemars::schema_for!(Scenario)).expect("schema serializes")
     })
+}
+
+/// The alternatives of the schema nodes met so far ([`alternatives`]), by node: a document
+/// walks the same few nodes once per connection, node or link (issue 13: resolving them anew
+/// each time was two thirds of building a network of 15,000 connections).
+#[derive(Default)]
+struct Memo(HashMap<*const Value, Rc<[&'static Value]>>);
+
+impl Memo {
+    fn alternatives(&mut self, s: &'static Value) -> Rc<[&'static Value]> {
+        self.0
+            .entry(s as *const Value)
+            .or_insert_with(|| {
+                let mut out = Vec::new();
+                alternatives(s, &mut out, 0);
+                out.into()
+            })
+            .clone()
+    }
 }
 
 /// The non-null alternatives a schema allows, `$ref`, `anyOf`, `oneOf` and `allOf` resolved.
@@ -96,25 +117,43 @@ enum Pass {
 
 /// Tables where tables are meant, integers where integers are meant, nesting depth.
 pub(crate) fn shape(doc: &Value) -> Res<()> {
-    walk(doc, Some(root()), &mut String::new(), 0, Pass::Shape)
+    walk(
+        doc,
+        Some(root()),
+        &mut String::new(),
+        0,
+        Pass::Shape,
+        &mut Memo::default(),
+    )
 }
 
 /// Every number within its declared `minimum` / `maximum`.
 pub(crate) fn ranges(doc: &Value) -> Res<()> {
-    walk(doc, Some(root()), &mut String::new(), 0, Pass::Ranges)
+    walk(
+        doc,
+        Some(root()),
+        &mut String::new(),
+        0,
+        Pass::Ranges,
+        &mut Memo::default(),
+    )
 }
 
-fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass: Pass) -> Res<()> {
+fn walk(
+    v: &Value,
+    schema: Option<&'static Value>,
+    path: &mut String,
+    depth: usize,
+    pass: Pass,
+    memo: &mut Memo,
+) -> Res<()> {
     if depth > MAX_DEPTH {
         return Err(ScenarioError::new(
             path.clone(),
             format!("nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)"),
         ));
     }
-    let mut alts = Vec::new();
-    if let Some(s) = schema {
-        alternatives(s, &mut alts, 0);
-    }
+    let alts = schema.map_or_else(|| Rc::from([]), |s| memo.alternatives(s));
     let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
     match v {
         Value::Array(list) => {
@@ -128,7 +167,7 @@ fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass
             for (i, e) in list.iter().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                walk(e, item, path, depth + 1, pass)?;
+                walk(e, item, path, depth + 1, pass, memo)?;
                 path.truncate(len);
             }
         }
@@ -139,7 +178,7 @@ fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass
                     path.push('.');
                 }
                 path.push_str(k);
-                walk(e, property(&alts, k), path, depth + 1, pass)?;
+                walk(e, property(&alts, k), path, depth + 1, pass, memo)?;
                 path.truncate(len);
             }
         }
