@@ -50,10 +50,12 @@ impl Builder<'_> {
             name,
             category,
             sar: Sar::new(frame),
-            rx: Vec::new(),
+            rx: InlineU32s::default(),
             vc_slot: Vec::new(),
             pair: NONE,
             backward,
+            has_vs: false,
+            sent: 0,
             vs_endpoint: NONE,
             vs_next: NONE,
             vs_drain_s: 0.0,
@@ -305,6 +307,7 @@ impl Builder<'_> {
                     let vs_node = sc.nodes[node_id[&seg[0]] as usize].abr.as_ref();
                     let drain = vs_node.map_or(0.0, |a| a.vs_drain_s);
                     flows[p].vs_endpoint = src as u32;
+                    flows[p].has_vs = true;
                     flows[p].vs_next = fwd as u32;
                     flows[p].vs_drain_s = if drain > 0.0 {
                         drain + 4.0 * up_one_way as f64 / 1e12
@@ -312,6 +315,7 @@ impl Builder<'_> {
                         0.0
                     };
                     flows[rev].vs_fwd = fwd as u32;
+                    flows[rev].has_vs = true;
                 }
                 prev = Some((fwd, one_way));
             }

@@ -641,7 +641,7 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
         .collect();
     for f in &sim.flows {
         let last = sim.ports[*f.ports.last().expect("a flow has ports") as usize].to;
-        for &e in &f.rx {
+        for &e in f.rx.iter() {
             if e != NONE {
                 ep_node[e as usize] = last;
             }

@@ -82,13 +82,16 @@ pub(crate) fn drops_map(d: &Drops) -> BTreeMap<&'static str, u64> {
 /// bins as a sorted list of (bin, count) pairs (8 bytes a bin), and turns into the dense array
 /// only once more than [`DelayHistogram::SPARSE_BINS`] distinct bins are in use. Both forms hold
 /// the same counts per bin, so the quantiles do not depend on the form.
+///
+/// `repr(C)`: the total and the sparse list first (what a record reads while sparse).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct DelayHistogram {
-    /// Dense counts per bin (empty while the histogram is sparse).
-    counts: Vec<u32>,
+    total: u64,
     /// Sparse form: (bin, count), sorted by bin; empty once dense.
     sparse: Vec<(u32, u32)>,
-    total: u64,
+    /// Dense counts per bin (empty while the histogram is sparse).
+    counts: Vec<u32>,
 }
 
 impl DelayHistogram {
@@ -198,15 +201,15 @@ pub struct PortStats {
 /// Per flow (one direction of a connection). Counts cells created after warm-up, so that
 /// sent = delivered + dropped + in flight holds exactly.
 ///
-/// `repr(C)`: the counters every sent or delivered cell updates come first, together, the drop
-/// counters and the rarely changed ones after them, so a cell touches few cache lines (issue
-/// 13). The count the `connections` series reads is apart, in [`crate::net::FlowRx`].
+/// `repr(C)`: the counters every delivered cell updates come first, together on one cache line
+/// (the flow puts them at the start of one), the delay histogram on the next, the drop
+/// counters and the rarely changed ones after them, so a cell touches few lines (issue 13).
+/// The cells sent are counted in [`crate::net::Flow::sent`], on the line emission reads; the
+/// count the `connections` series reads is apart, in [`crate::net::FlowRx`].
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct FlowStats {
     pub ctd_sum: u128,
-    /// All cells, RM cells included.
-    pub sent: u64,
     pub delivered: u64,
     /// Cells delivered and dropped while carrying CLP = 0 (for CLR of the CLP = 0 stream).
     pub delivered_clp0: u64,
@@ -216,15 +219,15 @@ pub struct FlowStats {
     pub rx_cells_window: u64,
     pub user_bytes_window: u64,
     pub ctd_hist: DelayHistogram,
-    pub frames_sent: u64,
     pub frames_delivered: u64,
+    pub frames_sent: u64,
     /// Delivered cells whose payload was errored on a link.
     pub errored: u64,
     pub dropped: u64,
     pub dropped_clp0: u64,
     pub drops: Drops,
     pub drops_by_hop: Vec<u64>,
-    /// RM cells among `sent`.
+    /// RM cells among the cells sent.
     pub rm_sent: u64,
     /// Cells of other connections delivered here through a corrupted header, after warm-up.
     pub misinserted: u64,
@@ -233,7 +236,6 @@ pub struct FlowStats {
 impl FlowStats {
     pub fn new(hops: usize) -> Self {
         FlowStats {
-            sent: 0,
             rm_sent: 0,
             errored: 0,
             delivered_clp0: 0,

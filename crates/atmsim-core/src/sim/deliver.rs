@@ -86,13 +86,16 @@ impl Simulation {
         }
         // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
         // destination; elsewhere everything goes to the application at the far end
-        let (vs, next, drain_s) = (f.vs_endpoint, f.vs_next, f.vs_drain_s);
+        let (vs, next, drain_s, vs_fwd) = if f.has_vs {
+            (f.vs_endpoint, f.vs_next, f.vs_drain_s, f.vs_fwd)
+        } else {
+            (NONE, NONE, 0.0, NONE)
+        };
         let e = if vs != NONE && !cell.is_rm() {
             vs
         } else {
             f.rx_endpoint(cell.seg.conn)
         };
-        let vs_fwd = f.vs_fwd;
         if vs_fwd != NONE && cell.is_rm() {
             // a BRM of a segment that starts at a VS/VD switch: the switch's own output port
             // for the segment gives its feedback before the virtual source takes the cell

@@ -56,7 +56,7 @@ impl Simulation {
             }
         }
         if warm {
-            f.stats.sent += 1;
+            f.sent += 1;
             if let Some(m) = f.monitor {
                 self.monitors[m as usize].record(now);
             }
@@ -112,7 +112,7 @@ impl Simulation {
             cell.seq = f.sar.next_seq(); // not consumed: RM cells are not part of AAL5 frames
         }
         if cell.created >= self.warmup {
-            f.stats.sent += 1;
+            f.sent += 1;
             if cell.is_rm() {
                 f.stats.rm_sent += 1;
             } else if cell.is_eof() && f.sar.framed {

@@ -198,7 +198,7 @@ impl Simulation {
                     workload: self.workload_summary(i, &by_flow),
                     category: f.category.name(),
                     route: self.route_names(i),
-                    cells_sent: s.sent,
+                    cells_sent: f.sent,
                     cells_delivered: s.delivered,
                     cells_dropped: s.dropped,
                     cells_in_flight: self.cells_in_network(i as u32),
@@ -271,8 +271,8 @@ impl Simulation {
                     acr_final_mbps: abr.map(|a| a.acr),
                     acr_mean_mbps: acr_mean,
                     rm_overhead: abr.map(|_| {
-                        if s.sent > 0 {
-                            s.rm_sent as f64 / s.sent as f64
+                        if f.sent > 0 {
+                            s.rm_sent as f64 / f.sent as f64
                         } else {
                             0.0
                         }
