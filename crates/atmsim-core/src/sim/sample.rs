@@ -66,10 +66,9 @@ impl Simulation {
                 x.probe(series.at(XTPX).row(ts, ep.flow));
             }
         }
-        let connections = series.at(CONNECTIONS);
-        for (i, f) in self.flow_rx.iter_mut().enumerate() {
-            f.probe(connections.row(ts, i as u32), interval_s);
-        }
+        // one row per flow, keyed by the flow's index
+        let values = self.flow_rx.iter_mut().map(|f| f.probe(interval_s));
+        series.at(CONNECTIONS).rows_f64(ts, values);
         let next = (self.samples_taken + 1) * self.sample_ps;
         if next < self.end {
             self.queue.push(next, Event::Sample);
