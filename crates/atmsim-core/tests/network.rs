@@ -640,3 +640,25 @@ fn weighted_round_robin_shares_by_weight() {
         "{a} {b}"
     );
 }
+
+/// A scenario whose links may hold billions of cells in flight (the schema's fastest and
+/// longest link: 1 Tb/s over 10^6 km, 5 s) and whose switch buffers 10^9 cells builds and runs
+/// when its memory bound allows it: a pipe reserves room for at most `Link::RESERVE_MAX` cells
+/// up front and grows with the cells actually sent (reserving the bandwidth-delay product and
+/// the buffer, about 10^10 cells, aborted the process for want of memory).
+#[test]
+fn a_huge_bandwidth_delay_product_is_not_reserved_up_front() {
+    let sc = json!({
+        "description": "huge pipe",
+        "run": {"duration_s": 0.001, "max_memory_mb": 1_000_000_000u64},
+        "nodes": [host("h1"), switch("A", json!({"buffer_cells": 1_000_000_000u64})), host("h2")],
+        "links": [link("h1", "A", 1e6, 1e6), link("A", "h2", 1e6, 1e6)],
+        "connections": [{"name": "c", "route": ["h1", "A", "h2"], "category": "ubr",
+                         "source": {"kind": "cbr", "rate_mbps": 424.0}}]
+    });
+    let sim = run(&sc);
+    // 424 Mb/s = a cell every microsecond: 1,000 cells sent, none arrived yet (5 s away)
+    let s = sim.summary();
+    assert_eq!(conn(&s, "c").cells_sent, 1000);
+    assert_eq!(conn(&s, "c").cells_in_flight, 1000);
+}

@@ -488,7 +488,7 @@ impl Simulation {
                 // flight, so the pipe does not double past its reserved size when the buffer fills
                 if p.queue.limit != crate::net::NONE {
                     let room = p.link.pipe.capacity() + p.queue.limit as usize;
-                    p.link.pipe.reserve_exact(room);
+                    p.link.reserve(room);
                 }
             }
         }

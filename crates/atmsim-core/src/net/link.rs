@@ -25,14 +25,26 @@ pub struct Link {
 }
 
 impl Link {
+    /// The most cells a pipe reserves room for up front ([`Link::reserve`]): about 64 MB. A
+    /// longer pipe grows as cells come (a bandwidth-delay product of billions of cells, which a
+    /// valid scenario may declare, must not be allocated before a cell is sent).
+    pub const RESERVE_MAX: usize = 1 << 20;
+
     /// A channel of this propagation delay into a node whose fabric takes `transit_ps`; room for
-    /// `in_flight` cells is reserved up front.
+    /// `in_flight` cells is reserved up front (at most [`Link::RESERVE_MAX`]).
     pub fn new(prop_ps: SimDuration, transit_ps: SimDuration, in_flight: usize) -> Self {
         Link {
-            pipe: VecDeque::with_capacity(in_flight),
+            pipe: VecDeque::with_capacity(in_flight.min(Self::RESERVE_MAX)),
             delay_ps: prop_ps + transit_ps,
             arrive_pending: false,
             impair: None,
         }
+    }
+
+    /// Room for `cells` cells in flight in all (at most [`Link::RESERVE_MAX`]).
+    pub fn reserve(&mut self, cells: usize) {
+        let room = cells.min(Self::RESERVE_MAX);
+        self.pipe
+            .reserve_exact(room.saturating_sub(self.pipe.len()));
     }
 }
