@@ -26,35 +26,36 @@ pub(crate) fn validate_connection(
     }
     let mut on_route = BTreeSet::new();
     for (k, n) in c.route.iter().enumerate() {
-        let rp = format!("{p}.route[{k}]");
+        // the key path only when there is an error to name (issue 13: a route per connection)
+        let rp = || format!("{p}.route[{k}]");
         let Some(kind) = kinds.get(n.as_str()) else {
             return Err(ScenarioError::new(
-                rp,
+                rp(),
                 format!("unknown node \"{n}\"; nodes are {}", names(kinds)),
             ));
         };
         let end = k == 0 || k == c.route.len() - 1;
         if end && *kind != NodeKind::Host {
             return Err(ScenarioError::new(
-                rp,
+                rp(),
                 format!("\"{n}\" is a switch; a route starts and ends at a host"),
             ));
         }
         if !end && *kind != NodeKind::Switch {
             return Err(ScenarioError::new(
-                rp,
+                rp(),
                 format!("\"{n}\" is a host; only switches may be inside a route"),
             ));
         }
         if !on_route.insert(n.as_str()) {
             return Err(ScenarioError::new(
-                rp,
+                rp(),
                 format!("\"{n}\" appears twice; routes must not loop"),
             ));
         }
         if k > 0 && !adj.contains(&(c.route[k - 1].as_str(), n.as_str())) {
             return Err(ScenarioError::new(
-                rp,
+                rp(),
                 format!("no link between \"{}\" and \"{n}\"", c.route[k - 1]),
             ));
         }

@@ -14,6 +14,7 @@
 use super::{Res, Scenario, ScenarioError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::fmt::Write;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
@@ -28,21 +29,69 @@ fn root() -> &'static Value {
     })
 }
 
-/// The alternatives of the schema nodes met so far ([`alternatives`]), by node: a document
-/// walks the same few nodes once per connection, node or link (issue 13: resolving them anew
-/// each time was two thirds of building a network of 15,000 connections).
+/// What the walk needs of a schema node: its alternatives ([`alternatives`]) and what follows
+/// from them, worked out once per node.
 #[derive(Default)]
-struct Memo(HashMap<*const Value, Rc<[&'static Value]>>);
+struct NodeInfo {
+    alts: Vec<&'static Value>,
+    /// Every alternative is a table (and there is one): an array here is refused.
+    tables_only: bool,
+    /// The schema of an array's items.
+    item: Option<&'static Value>,
+    /// The rule of a number here.
+    number: Option<NumberRule>,
+}
+
+/// The first alternative that takes a number: integer only, its bounds, an unsigned 64-bit
+/// integer.
+#[derive(Clone, Copy)]
+struct NumberRule {
+    integer: bool,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    uint64: bool,
+}
+
+impl NodeInfo {
+    fn new(s: Option<&'static Value>) -> Self {
+        let mut alts = Vec::new();
+        if let Some(s) = s {
+            alternatives(s, &mut alts, 0);
+        }
+        let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
+        let number = objs
+            .iter()
+            .find(|o| {
+                let t = types(o);
+                t.contains(&"integer") || t.contains(&"number")
+            })
+            .map(|o| NumberRule {
+                integer: types(o).contains(&"integer") && !types(o).contains(&"number"),
+                lo: o.get("minimum").and_then(Value::as_f64),
+                hi: o.get("maximum").and_then(Value::as_f64),
+                uint64: o.get("format").and_then(Value::as_str) == Some("uint64"),
+            });
+        NodeInfo {
+            tables_only: !objs.is_empty() && objs.iter().all(|o| is_table(o)),
+            item: items(&alts),
+            number,
+            alts,
+        }
+    }
+}
+
+/// The schema nodes met so far, by node: a document walks the same few nodes once per
+/// connection, node or link (issue 13: resolving them anew each time was two thirds of
+/// building a network of 15,000 connections).
+#[derive(Default)]
+struct Memo(HashMap<*const Value, Rc<NodeInfo>>);
 
 impl Memo {
-    fn alternatives(&mut self, s: &'static Value) -> Rc<[&'static Value]> {
+    fn node(&mut self, s: Option<&'static Value>) -> Rc<NodeInfo> {
+        let at = s.map_or(std::ptr::null(), |s| s as *const Value);
         self.0
-            .entry(s as *const Value)
-            .or_insert_with(|| {
-                let mut out = Vec::new();
-                alternatives(s, &mut out, 0);
-                out.into()
-            })
+            .entry(at)
+            .or_insert_with(|| Rc::new(NodeInfo::new(s)))
             .clone()
     }
 }
@@ -153,21 +202,19 @@ fn walk(
             format!("nested too deeply (at most {MAX_DEPTH} levels of tables and arrays)"),
         ));
     }
-    let alts = schema.map_or_else(|| Rc::from([]), |s| memo.alternatives(s));
-    let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
+    let node = memo.node(schema);
     match v {
         Value::Array(list) => {
-            if pass == Pass::Shape && !objs.is_empty() && objs.iter().all(|o| is_table(o)) {
+            if pass == Pass::Shape && node.tables_only {
                 return Err(ScenarioError::new(
                     path.clone(),
                     "must be a table (key = value pairs), got an array",
                 ));
             }
-            let item = items(&alts);
             for (i, e) in list.iter().enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                walk(e, item, path, depth + 1, pass, memo)?;
+                write!(path, "[{i}]").expect("a String takes any text");
+                walk(e, node.item, path, depth + 1, pass, memo)?;
                 path.truncate(len);
             }
         }
@@ -178,33 +225,34 @@ fn walk(
                     path.push('.');
                 }
                 path.push_str(k);
-                walk(e, property(&alts, k), path, depth + 1, pass, memo)?;
+                walk(e, property(&node.alts, k), path, depth + 1, pass, memo)?;
                 path.truncate(len);
             }
         }
-        Value::Number(n) => number(n, &objs, path, pass)?,
+        Value::Number(n) => {
+            if let Some(rule) = &node.number {
+                number(n, rule, path, pass)?
+            }
+        }
         _ => {}
     }
     Ok(())
 }
 
-fn number(n: &serde_json::Number, objs: &[&Map<String, Value>], path: &str, pass: Pass) -> Res<()> {
-    let Some(o) = objs.iter().find(|o| {
-        let t = types(o);
-        t.contains(&"integer") || t.contains(&"number")
-    }) else {
-        return Ok(());
-    };
-    let integer = types(o).contains(&"integer") && !types(o).contains(&"number");
+fn number(n: &serde_json::Number, rule: &NumberRule, path: &str, pass: Pass) -> Res<()> {
+    let NumberRule {
+        integer,
+        lo,
+        hi,
+        uint64,
+    } = *rule;
     let x = n.as_f64().unwrap_or(f64::NAN);
-    let bound = |k: &str| o.get(k).and_then(Value::as_f64);
-    let (lo, hi) = (bound("minimum"), bound("maximum"));
     match pass {
         Pass::Shape => {
             if integer && !(n.is_i64() || n.is_u64()) {
                 let range = match (lo, hi) {
                     (Some(lo), Some(hi)) => format!(" in {}..={}", int_text(lo), int_text(hi)),
-                    _ if o.get("format").and_then(Value::as_str) == Some("uint64") => {
+                    _ if uint64 => {
                         format!(" in 0..={}", u64::MAX)
                     }
                     _ => String::new(),
