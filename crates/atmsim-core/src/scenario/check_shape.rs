@@ -166,26 +166,17 @@ enum Pass {
 
 /// Tables where tables are meant, integers where integers are meant, nesting depth.
 pub(crate) fn shape(doc: &Value) -> Res<()> {
-    walk(
-        doc,
-        Some(root()),
-        &mut String::new(),
-        0,
-        Pass::Shape,
-        &mut Memo::default(),
-    )
+    walk_document(doc, Pass::Shape)
 }
 
 /// Every number within its declared `minimum` / `maximum`.
 pub(crate) fn ranges(doc: &Value) -> Res<()> {
-    walk(
-        doc,
-        Some(root()),
-        &mut String::new(),
-        0,
-        Pass::Ranges,
-        &mut Memo::default(),
-    )
+    walk_document(doc, Pass::Ranges)
+}
+
+fn walk_document(doc: &Value, pass: Pass) -> Res<()> {
+    let mut memo = Memo::default();
+    walk(doc, Some(root()), &mut String::new(), 0, pass, &mut memo)
 }
 
 fn walk(
