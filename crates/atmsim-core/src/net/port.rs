@@ -119,8 +119,19 @@ impl Port {
     /// transmission starts before `now` (or at `now` too, `inclusive`) leaves the count of
     /// waiting cells at its start time, as `PortTx` would have done then. Returns how many
     /// started (cell hops).
-    #[inline]
+    ///
+    /// The first test is inlined (usually nothing or one cell has started since the last
+    /// look); the loop is not.
+    #[inline(always)]
     pub(crate) fn catch_up(&mut self, now: SimTime, inclusive: bool) -> u64 {
+        match self.starts.front() {
+            Some(&s) if s < now || (s == now && inclusive) => self.catch_up_from(now, inclusive),
+            _ => 0,
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_from(&mut self, now: SimTime, inclusive: bool) -> u64 {
         let mut n = 0;
         while let Some(&s) = self.starts.front() {
             if s > now || (s == now && !inclusive) {

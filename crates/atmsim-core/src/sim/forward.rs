@@ -35,8 +35,59 @@ use rand::RngExt;
 pub(crate) const TIE_DEPARTS_FIRST: bool = false;
 
 impl Simulation {
-    #[inline]
-    pub(crate) fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
+    /// A cell of category `cls` reaches output port `p`: it starts at once on a free line,
+    /// waits in the buffer, or is dropped.
+    ///
+    /// Two paths (issue 13: the per-cell cost of bench (a)): a port with computed departures
+    /// ([`Port::computed`]) has none of the features the general path checks for cell by cell
+    /// (`Port::may_compute` excludes them at build), so it takes [`Simulation::enqueue_computed`],
+    /// inlined where cells arrive; every other port takes the general path, out of line. The
+    /// split changes no result: for a computed port the general path's checks all come out the
+    /// way the short path assumes (its `debug_assert`s say which).
+    #[inline(always)]
+    pub(crate) fn enqueue(&mut self, p: u32, cell: Cell, cls: usize) {
+        if self.ports[p as usize].computed {
+            self.enqueue_computed(p, cell, cls);
+        } else {
+            self.enqueue_general(p, cell, cls);
+        }
+    }
+
+    /// [`Simulation::enqueue`] at a computed-departure port: one category with strict priority,
+    /// no ABR scheme, frame discard, shared buffer, credit fabric or impairment, and never a
+    /// `PortTx` event (nothing waits in its FIFOs: waiting cells are on the link already).
+    #[inline(always)]
+    fn enqueue_computed(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        debug_assert!(port.scheme.is_none() && port.frames.is_none() && port.group == NONE);
+        debug_assert!(!port.tx_pending && port.sched.is_strict());
+        debug_assert_eq!(
+            cls, port.computed_cls as usize,
+            "one category per computed port"
+        );
+        self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
+        // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing
+        if port.queue.len == 0 && port.busy_until <= now {
+            self.transmit(p, cell, cls);
+            return;
+        }
+        // no shared buffer
+        if let Err(r) = port.queue.admit(&cell, cls, false) {
+            self.drop_cell(p, cell, r);
+            return;
+        }
+        port.mark_queue(now);
+        port.queue.count_in(cls);
+        if port.queue.len > port.stats.max_queue {
+            port.stats.max_queue = port.queue.len;
+        }
+        self.commit(p, cell);
+    }
+
+    /// [`Simulation::enqueue`] at a port without computed departures.
+    #[inline(never)]
+    fn enqueue_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         if cls == Category::Abr as usize && !self.ports[p as usize].scheme.is_none() {
             self.abr_input(p, &mut cell);
@@ -63,9 +114,6 @@ impl Simulation {
             frame_state = Some(fd.ppd && !eof);
         }
         let port = &mut self.ports[p as usize];
-        if port.computed {
-            self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
-        }
         if port.queue.len == 0
             && !port.tx_pending
             && port.busy_until <= now
@@ -87,18 +135,6 @@ impl Simulation {
             return;
         }
         port.mark_queue(now);
-        if port.computed {
-            debug_assert_eq!(
-                cls, port.computed_cls as usize,
-                "one category per computed port"
-            );
-            port.queue.count_in(cls);
-            if port.queue.len > port.stats.max_queue {
-                port.stats.max_queue = port.queue.len;
-            }
-            self.commit(p, cell);
-            return;
-        }
         port.queue.push(cell, cls);
         if port.queue.len > port.stats.max_queue {
             port.stats.max_queue = port.queue.len;
@@ -129,8 +165,39 @@ impl Simulation {
 
     /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
     /// and reaches the far node after the link's delay.
-    #[inline]
-    pub(crate) fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
+    ///
+    /// A port of a credit fabric or with an impaired link takes the general path, out of line;
+    /// every other port the short one, inlined (the same steps without those two features).
+    #[inline(always)]
+    pub(crate) fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.credit_node != NONE || port.link.impair.is_some() {
+            self.transmit_general(p, cell, cls);
+            return;
+        }
+        if cls < Category::Abr as usize {
+            port.hp_tx += 1;
+        }
+        if now > port.busy_until {
+            port.pacer.start(now);
+        }
+        let end = port.pacer.advance();
+        port.busy_until = end;
+        port.stats.tx_cells += 1;
+        port.stats.tx_total += 1;
+        self.cell_hops += 1;
+        let at = end + port.link.delay_ps;
+        port.link.pipe.push_back((at, cell));
+        if !port.link.arrive_pending {
+            port.link.arrive_pending = true;
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
+    /// [`Simulation::transmit`] at a port of a credit fabric or with an impaired link.
+    #[inline(never)]
+    fn transmit_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         if port.credit_node != NONE {
@@ -211,7 +278,7 @@ impl Simulation {
     /// run). What is not: the tie at the start time itself. A `PortTx` event at T ran before or
     /// after the other events at T in the order they were scheduled, which depends on history;
     /// here one fixed rule decides (`TIE_DEPARTS_FIRST`).
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self, p: u32, cell: Cell) {
         let port = &mut self.ports[p as usize];
         let start = port.busy_until;

@@ -165,7 +165,7 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step(&mut self, ev: Event) {
         match ev {
             Event::Arrive(p) => self.arrive(p),
