@@ -351,35 +351,49 @@ impl Simulation {
         cell.hop += 1;
         if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
             // usage parameter control at the network ingress (the first switch)
-            let now = self.now;
-            let upc = self.flows[cell.flow as usize]
-                .upc
-                .as_mut()
-                .expect("checked");
-            match upc.police(now, cell.hdr & H_CLP != 0) {
-                UpcOutcome::Pass => {}
-                UpcOutcome::Tag => cell.hdr |= H_CLP,
-                UpcOutcome::Discard => {
-                    cell.hop -= 1; // lost at the first switch's ingress, before its output port
-                    let p = self.flows[cell.flow as usize].ports[0];
-                    self.drop_cell(p, cell, DropReason::UpcDiscard);
-                    return;
-                }
+            if !self.police_ingress(&mut cell) {
+                return;
             }
         }
         let f = &self.flows[cell.flow as usize];
-        let hops = f.ports.len();
-        if cell.hop as usize == hops {
-            self.deliver(cell);
-        } else {
-            let (np, cls) = (f.ports[cell.hop as usize], f.category as usize);
-            if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
-                // this node's forward port of the VC: forward route index hops - hop
-                let fwd = f.pair;
-                let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
-                self.abr_feedback(fp, fwd, &mut cell);
+        let route: &[u32] = &f.ports; // the route once (`FlowPorts` is an enum)
+        debug_assert!(cell.hop as usize <= route.len());
+        match route.get(cell.hop as usize) {
+            None => self.deliver(cell), // the last node of the route
+            Some(&np) => {
+                let cls = f.category as usize;
+                if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
+                    // this node's forward port of the VC: forward route index hops - hop
+                    let fwd = f.pair;
+                    let fp = self.flows[fwd as usize].ports[route.len() - cell.hop as usize];
+                    self.abr_feedback(fp, fwd, &mut cell);
+                }
+                self.switch_cell(node, p, np, cell, cls);
             }
-            self.switch_cell(node, p, np, cell, cls);
+        }
+    }
+
+    /// Police `cell` at its flow's first switch (the flow has UPC): false when it is discarded
+    /// there (counted as a drop at the flow's first port), else it goes on, maybe tagged.
+    #[inline(never)]
+    fn police_ingress(&mut self, cell: &mut Cell) -> bool {
+        let now = self.now;
+        let upc = self.flows[cell.flow as usize]
+            .upc
+            .as_mut()
+            .expect("checked");
+        match upc.police(now, cell.hdr & H_CLP != 0) {
+            UpcOutcome::Pass => true,
+            UpcOutcome::Tag => {
+                cell.hdr |= H_CLP;
+                true
+            }
+            UpcOutcome::Discard => {
+                cell.hop -= 1; // lost at the first switch's ingress, before its output port
+                let p = self.flows[cell.flow as usize].ports[0];
+                self.drop_cell(p, *cell, DropReason::UpcDiscard);
+                false
+            }
         }
     }
 
