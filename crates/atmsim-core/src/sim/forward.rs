@@ -12,7 +12,7 @@ use crate::time::*;
 use crate::wire::{Cell, H_CLP, H_ERR, H_MIS};
 use rand::RngExt;
 
-/// The tie rule of computed departures (`Simulation::commit`): whether a cell whose
+/// The tie rule of computed departures (`Port::commit`): whether a cell whose
 /// transmission starts at T has left the buffer for everything else that happens at T (true;
 /// the reference simulator's rule) or is still waiting for it (false, the rule used).
 ///
@@ -67,9 +67,13 @@ impl Simulation {
             "one category per computed port"
         );
         self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
-        // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing
+        // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing;
+        // no credit fabric or impairment: `transmit`'s short path (the port at hand)
         if port.queue.len == 0 && port.busy_until <= now {
-            self.transmit(p, cell, cls);
+            self.cell_hops += 1;
+            if let Some(at) = port.send_now(now, cell, cls) {
+                self.queue.push(at, Event::Arrive(p));
+            }
             return;
         }
         // no shared buffer
@@ -82,7 +86,9 @@ impl Simulation {
         if port.queue.len > port.stats.max_queue {
             port.stats.max_queue = port.queue.len;
         }
-        self.commit(p, cell);
+        if let Some(at) = port.commit(cell) {
+            self.queue.push(at, Event::Arrive(p));
+        }
     }
 
     /// [`Simulation::enqueue`] at a port without computed departures.
@@ -176,21 +182,8 @@ impl Simulation {
             self.transmit_general(p, cell, cls);
             return;
         }
-        if cls < Category::Abr as usize {
-            port.hp_tx += 1;
-        }
-        if now > port.busy_until {
-            port.pacer.start(now);
-        }
-        let end = port.pacer.advance();
-        port.busy_until = end;
-        port.stats.tx_cells += 1;
-        port.stats.tx_total += 1;
         self.cell_hops += 1;
-        let at = end + port.link.delay_ps;
-        port.link.pipe.push_back((at, cell));
-        if !port.link.arrive_pending {
-            port.link.arrive_pending = true;
+        if let Some(at) = port.send_now(now, cell, cls) {
             self.queue.push(at, Event::Arrive(p));
         }
     }
@@ -257,36 +250,6 @@ impl Simulation {
         }
         let port = &mut self.ports[p as usize];
         port.link.pipe.push_back((at, cell));
-        if !port.link.arrive_pending {
-            port.link.arrive_pending = true;
-            self.queue.push(at, Event::Arrive(p));
-        }
-    }
-
-    /// A computed departure: `cell` has just been counted as waiting at port `p` (which
-    /// [`Port::computed`]), behind cells whose departures are all fixed; its transmission starts
-    /// when the line is free (`busy_until`), and it goes on the link now. `Port::catch_up` takes
-    /// it out of the waiting count at that start, lazily, when something next looks at the port.
-    ///
-    /// What equals the `PortTx` way exactly: the start time and the pacer (one FIFO category,
-    /// strict priority: the order is fixed at queueing), the arrival time at the far node, and
-    /// the moment its `Arrive` event is scheduled (the previous cell, started at this cell's
-    /// start minus one cell time, reaches the far node a link delay > 0 after this start, so the
-    /// link is never empty here, and this cell's `Arrive` is scheduled by the previous one's,
-    /// as before); the queue's length, area and cells sent between start times (`catch_up`
-    /// before anything reads them: an enqueue, a sample, the warm-up's end, the end of the
-    /// run). What is not: the tie at the start time itself. A `PortTx` event at T ran before or
-    /// after the other events at T in the order they were scheduled, which depends on history;
-    /// here one fixed rule decides (`TIE_DEPARTS_FIRST`).
-    #[inline(always)]
-    fn commit(&mut self, p: u32, cell: Cell) {
-        let port = &mut self.ports[p as usize];
-        let start = port.busy_until;
-        let end = port.pacer.advance();
-        port.busy_until = end;
-        let at = end + port.link.delay_ps;
-        port.link.pipe.push_back((at, cell));
-        port.starts.push_back(start);
         if !port.link.arrive_pending {
             port.link.arrive_pending = true;
             self.queue.push(at, Event::Arrive(p));
