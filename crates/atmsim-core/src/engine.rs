@@ -83,9 +83,11 @@ const PAYLOAD_BITS: u32 = CODE_BITS - TAG_BITS;
 pub const MAX_INDEX: u32 = 1 << PAYLOAD_BITS;
 const PAYLOAD_MASK: u32 = MAX_INDEX - 1;
 
-const T_PORT_TX: u32 = 0;
-const T_ARRIVE: u32 = 1;
-const T_ENDPOINT: u32 = 2;
+/// The tags of the events the run loop dispatches on the code itself
+/// ([`EventQueue::pop_code_before`]).
+pub(crate) const T_PORT_TX: u32 = 0;
+pub(crate) const T_ARRIVE: u32 = 1;
+pub(crate) const T_ENDPOINT: u32 = 2;
 const T_SAMPLE: u32 = 3;
 const T_WARMUP_END: u32 = 4;
 const T_ABR_INTERVAL: u32 = 5;
@@ -94,6 +96,18 @@ const T_SHAPER: u32 = 7;
 const T_WAKE: u32 = 8;
 /// Tags from here on have their event in the side table.
 const T_SIDE: u32 = 9;
+
+/// The variant tag of an event code.
+#[inline(always)]
+pub(crate) fn tag(c: u32) -> u32 {
+    c >> PAYLOAD_BITS
+}
+
+/// The payload of an event code: the index of a one-field event.
+#[inline(always)]
+pub(crate) fn payload(c: u32) -> u32 {
+    c & PAYLOAD_MASK
+}
 
 #[inline(always)]
 fn code(tag: u32, payload: u32) -> u32 {
@@ -409,9 +423,19 @@ impl EventQueue {
         self.heap.peek().map(|e| (e.0 >> 64) as SimTime)
     }
 
-    /// Remove and return the next event if it is before `end` (one step of the run loop).
+    /// Remove and return the next event if it is before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let (t, c) = self.pop_code_before(end)?;
+        Some((t, self.event_of(c)))
+    }
+
+    /// [`EventQueue::pop_before`] as the run loop uses it: the event's code, which the loop
+    /// dispatches on directly for the per-cell events (tags [`T_ARRIVE`], [`T_PORT_TX`],
+    /// [`T_ENDPOINT`]: one branch on the tag instead of building an [`Event`] and matching
+    /// it again) and hands back to [`EventQueue::event_of`] for the others.
+    #[inline(always)]
+    pub(crate) fn pop_code_before(&mut self, end: SimTime) -> Option<(SimTime, u32)> {
         self.fill_hole();
         let k = self.heap.peek()?.0;
         let t = (k >> 64) as SimTime;
@@ -419,7 +443,13 @@ impl EventQueue {
             return None;
         }
         self.hole = true;
-        Some((t, self.decode(k as u32, true)))
+        Some((t, k as u32))
+    }
+
+    /// The event of a code just popped (its side-table slot, if any, is freed).
+    #[inline]
+    pub(crate) fn event_of(&mut self, c: u32) -> Event {
+        self.decode(c, true)
     }
 
     /// Remove and return the next event, whatever its time.

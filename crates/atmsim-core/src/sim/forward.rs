@@ -299,6 +299,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn arrive(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
         let node = port.to;
