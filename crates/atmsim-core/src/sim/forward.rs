@@ -363,7 +363,7 @@ impl Simulation {
 
     /// A cell of category `cls` is at `node` (it came in on the link of port `from`) and leaves
     /// by output port `out`: the node's fabric takes it there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn switch_cell(
         &mut self,
         node: u32,
