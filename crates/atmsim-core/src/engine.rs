@@ -123,9 +123,10 @@ fn code(tag: u32, payload: u32) -> u32 {
 
 /// Deterministic future-event list.
 ///
-/// `pop_before` leaves the returned event at the top of the heap as a "hole"; the next `push`
-/// usually comes from the handler of that event and simply replaces it (one sift-down instead of
-/// a pop's and a push's), which is most of the work of a cell-level run.
+/// `pop_before` (and the run loop's `pop_code_before`) leaves the returned event at the top of
+/// the heap as a "hole"; the next `push` usually comes from the handler of that event and simply
+/// replaces it (one sift-down instead of a pop's and a push's), which is most of the work of a
+/// cell-level run.
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<u128>>,
     /// The sequence number of the next push, shifted into place (`seq << CODE_BITS`).
