@@ -98,9 +98,11 @@ const PAYLOAD_BITS: u32 = CODE_BITS - TAG_BITS;
 pub const MAX_INDEX: u32 = 1 << PAYLOAD_BITS;
 const PAYLOAD_MASK: u32 = MAX_INDEX - 1;
 
-const T_PORT_TX: u32 = 0;
-const T_ARRIVE: u32 = 1;
-const T_ENDPOINT: u32 = 2;
+/// The tags of the events the run loop dispatches on the code itself
+/// ([`EventQueue::pop_code_before`]).
+pub(crate) const T_PORT_TX: u32 = 0;
+pub(crate) const T_ARRIVE: u32 = 1;
+pub(crate) const T_ENDPOINT: u32 = 2;
 const T_SAMPLE: u32 = 3;
 const T_WARMUP_END: u32 = 4;
 const T_ABR_INTERVAL: u32 = 5;
@@ -108,11 +110,23 @@ const T_CALL_ARRIVAL: u32 = 6;
 const T_SHAPER: u32 = 7;
 const T_WAKE: u32 = 8;
 /// The head of a lane (payload: the lane).
-const T_LANE: u32 = 9;
+pub(crate) const T_LANE: u32 = 9;
 /// Tags from here on have their event in the side table.
 const T_SIDE: u32 = 10;
 /// No lane.
 const NO_LANE: u32 = u32::MAX;
+
+/// The variant tag of an event code.
+#[inline(always)]
+pub(crate) fn tag(c: u32) -> u32 {
+    c >> PAYLOAD_BITS
+}
+
+/// The payload of an event code: the index of a one-field event.
+#[inline(always)]
+pub(crate) fn payload(c: u32) -> u32 {
+    c & PAYLOAD_MASK
+}
 
 #[inline(always)]
 fn code(tag: u32, payload: u32) -> u32 {
@@ -128,9 +142,10 @@ fn code(tag: u32, payload: u32) -> u32 {
 
 /// Deterministic future-event list.
 ///
-/// `pop_before` leaves the returned event at the top of the heap as a "hole"; the next `push`
-/// usually comes from the handler of that event and simply replaces it (one sift-down instead of
-/// a pop's and a push's), which is most of the work of a cell-level run.
+/// `pop_before` (and the run loop's `pop_code_before`) leaves the returned event at the top of
+/// the heap as a "hole"; the next `push` usually comes from the handler of that event and simply
+/// replaces it (one sift-down instead of a pop's and a push's), which is most of the work of a
+/// cell-level run.
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<u128>>,
     /// The sequence number of the next push, shifted into place (`seq << CODE_BITS`).
@@ -221,6 +236,20 @@ impl EventQueue {
         self.lane_of = lane_of;
     }
 
+    /// The head of `lane` was just popped (its code, tag [`T_LANE`]): the lane gives up its
+    /// first key, whose endpoint's timer this is, and the next key takes the head's place in
+    /// the heap. The run loop calls it directly (the per-cell events' dispatch).
+    #[inline(always)]
+    pub(crate) fn lane_pop(&mut self, lane: u32) -> u32 {
+        let run = &mut self.lanes[lane as usize];
+        let k = run.pop_front().expect("a lane's head is in the heap");
+        self.in_lanes -= 1;
+        if let Some(&next) = run.front() {
+            self.push_key(Self::lane_head(next, lane));
+        }
+        k as u32 & PAYLOAD_MASK
+    }
+
     /// The heap entry standing for a lane whose first key is `k`.
     #[inline(always)]
     fn lane_head(k: u128, lane: u32) -> u128 {
@@ -292,13 +321,7 @@ impl EventQueue {
             T_WAKE => Event::Wake,
             T_LANE => {
                 debug_assert!(take, "a lane's head is only taken");
-                let run = &mut self.lanes[p as usize];
-                let k = run.pop_front().expect("a lane's head is in the heap");
-                self.in_lanes -= 1;
-                if let Some(&next) = run.front() {
-                    self.push_key(Self::lane_head(next, p));
-                }
-                Event::Endpoint(k as u32 & PAYLOAD_MASK)
+                Event::Endpoint(self.lane_pop(p))
             }
             _ => {
                 if take {
@@ -312,7 +335,8 @@ impl EventQueue {
     /// Schedule `ev` at `t`; among events at the same time, earlier calls run first.
     ///
     /// Inlined so that the encoding folds to a constant tag where the caller names the variant;
-    /// the heap work is one shared function.
+    /// the heap work is two shared functions without calls on their common path (so they save
+    /// no registers: issue 13, bench (a)), one filling the hole, one adding an entry.
     #[inline(always)]
     pub fn push(&mut self, t: SimTime, ev: Event) {
         if let Event::Endpoint(e) = ev {
@@ -338,7 +362,7 @@ impl EventQueue {
         key
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn push_code(&mut self, t: SimTime, c: u32) {
         let key = self.next_key(t, c);
         self.push_key(key);
@@ -368,10 +392,22 @@ impl EventQueue {
     fn push_key(&mut self, key: u128) {
         if self.hole {
             self.hole = false;
-            *self.heap.peek_mut().expect("a hole is a heap entry") = Reverse(key);
+            self.replace_top(key);
         } else {
-            self.heap.push(Reverse(key));
+            self.add_key(key);
         }
+    }
+
+    /// The hole at the top of the heap takes `key`.
+    #[inline(never)]
+    fn replace_top(&mut self, key: u128) {
+        *self.heap.peek_mut().expect("a hole is a heap entry") = Reverse(key);
+    }
+
+    /// A new heap entry.
+    #[inline(never)]
+    fn add_key(&mut self, key: u128) {
+        self.heap.push(Reverse(key));
     }
 
     /// The sequence numbers ran out: number the pending entries 0, 1, ... in key order. Their
@@ -522,9 +558,19 @@ impl EventQueue {
         self.heap.peek().map(|e| (e.0 >> 64) as SimTime)
     }
 
-    /// Remove and return the next event if it is before `end` (one step of the run loop).
+    /// Remove and return the next event if it is before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let (t, c) = self.pop_code_before(end)?;
+        Some((t, self.event_of(c)))
+    }
+
+    /// [`EventQueue::pop_before`] as the run loop uses it: the event's code, which the loop
+    /// dispatches on directly for the per-cell events (tags [`T_ARRIVE`], [`T_PORT_TX`],
+    /// [`T_ENDPOINT`]: one branch on the tag instead of building an [`Event`] and matching
+    /// it again) and hands back to [`EventQueue::event_of`] for the others.
+    #[inline(always)]
+    pub(crate) fn pop_code_before(&mut self, end: SimTime) -> Option<(SimTime, u32)> {
         self.fill_hole();
         let k = self.heap.peek()?.0;
         let t = (k >> 64) as SimTime;
@@ -532,7 +578,13 @@ impl EventQueue {
             return None;
         }
         self.hole = true;
-        Some((t, self.decode(k as u32, true)))
+        Some((t, k as u32))
+    }
+
+    /// The event of a code just popped (its side-table slot, if any, is freed).
+    #[inline]
+    pub(crate) fn event_of(&mut self, c: u32) -> Event {
+        self.decode(c, true)
     }
 
     /// Remove and return the next event, whatever its time.

@@ -75,8 +75,10 @@ pub struct Pacer {
     q: u64,
     r: u64,
     b: u64,
-    epoch: SimTime,
-    a: u64,
+    /// The epoch plus the whole picoseconds of the intervals so far (`epoch + n * q +
+    /// floor(n * r / b)` after n calls: one sum kept instead of the epoch and the count, so a
+    /// step is one addition fewer; the values are the same).
+    base: SimTime,
     rem: u64,
 }
 
@@ -88,8 +90,7 @@ impl Pacer {
             q: CELL_BIT_PS / rate_bps,
             r: CELL_BIT_PS % rate_bps,
             b: rate_bps,
-            epoch: 0,
-            a: 0,
+            base: 0,
             rem: 0,
         }
     }
@@ -101,8 +102,7 @@ impl Pacer {
 
     /// Restart counting at `epoch`: the next `advance` returns the end of one interval after it.
     pub fn start(&mut self, epoch: SimTime) {
-        self.epoch = epoch;
-        self.a = 0;
+        self.base = epoch;
         self.rem = 0;
     }
 
@@ -114,17 +114,17 @@ impl Pacer {
 
     /// The time of the last returned instant (the epoch before the first `advance`).
     pub fn current(&self) -> SimTime {
-        self.epoch + self.a + (self.rem > 0) as u64
+        self.base + (self.rem > 0) as u64
     }
 
     /// Move one interval on and return the new instant.
     #[inline]
     pub fn advance(&mut self) -> SimTime {
-        self.a += self.q;
+        self.base += self.q;
         self.rem += self.r;
         if self.rem >= self.b {
             self.rem -= self.b;
-            self.a += 1;
+            self.base += 1;
         }
         self.current()
     }

@@ -1,4 +1,4 @@
-//! Computed departures at output ports (`sim/forward.rs`, `Simulation::commit`) against the
+//! Computed departures at output ports (`net/port.rs`, `Port::commit`) against the
 //! `PortTx` event per waiting cell they replace: the same summary where the order of
 //! simultaneous events does not decide, and the ties where it does and the two ways differ
 //! (`TIE_DEPARTS_FIRST`: a cell starting at T still counts as waiting for the other events at T,

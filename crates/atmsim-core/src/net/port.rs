@@ -7,6 +7,7 @@ use crate::metrics::probe::{ColumnDecl, TableDecl, PORT_KEY};
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
+use crate::wire::Cell;
 
 /// An output port and the directed channel it feeds.
 pub struct Port {
@@ -115,12 +116,85 @@ impl Port {
         ok.then_some(c)
     }
 
+    /// A computed departure (`Simulation::enqueue`): `cell` has just been counted as waiting
+    /// here (a [`Port::computed`] port), behind cells whose departures are all fixed; its
+    /// transmission starts when the line is free (`busy_until`), and it goes on the link now.
+    /// [`Port::catch_up`] takes it out of the waiting count at that start, lazily, when
+    /// something next looks at the port.
+    ///
+    /// What equals the `PortTx` way exactly: the start time and the pacer (one FIFO category,
+    /// strict priority: the order is fixed at queueing), the arrival time at the far node, and
+    /// the moment its `Arrive` event is scheduled (the previous cell, started at this cell's
+    /// start minus one cell time, reaches the far node a link delay > 0 after this start, so the
+    /// link is never empty here, and this cell's `Arrive` is scheduled by the previous one's,
+    /// as before); the queue's length, area and cells sent between start times (`catch_up`
+    /// before anything reads them: an enqueue, a sample, the warm-up's end, the end of the
+    /// run). What is not: the tie at the start time itself. A `PortTx` event at T ran before or
+    /// after the other events at T in the order they were scheduled, which depends on history;
+    /// here one fixed rule decides (`TIE_DEPARTS_FIRST`).
+    ///
+    /// Returns the time at which the caller schedules the link's `Arrive` event if the link was
+    /// empty (None: the event of the link's head cell is pending).
+    #[inline(always)]
+    pub(crate) fn commit(&mut self, cell: Cell) -> Option<SimTime> {
+        let start = self.busy_until;
+        let end = self.pacer.advance();
+        self.busy_until = end;
+        let at = end + self.link.delay_ps;
+        self.link.pipe.push_back((at, cell));
+        self.starts.push_back(start);
+        self.arrival_to_schedule(at)
+    }
+
+    /// Put `cell` of category `cls` on the free line at `now` (a port without credit fabric or
+    /// impairment: `Simulation::transmit` checks): it ends transmission one cell time later and
+    /// reaches the far node after the link's delay. Returns what [`Port::commit`] does.
+    #[inline(always)]
+    pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> Option<SimTime> {
+        if cls < crate::scenario::Category::Abr as usize {
+            self.hp_tx += 1;
+        }
+        if now > self.busy_until {
+            self.pacer.start(now);
+        }
+        let end = self.pacer.advance();
+        self.busy_until = end;
+        self.stats.tx_cells += 1;
+        self.stats.tx_total += 1;
+        let at = end + self.link.delay_ps;
+        self.link.pipe.push_back((at, cell));
+        self.arrival_to_schedule(at)
+    }
+
+    /// A cell arriving at `at` went on the link: `Some(at)` when it is the only one (its
+    /// `Arrive` event is to be scheduled), None when the link's head already has its event.
+    #[inline(always)]
+    fn arrival_to_schedule(&mut self, at: SimTime) -> Option<SimTime> {
+        if self.link.arrive_pending {
+            None
+        } else {
+            self.link.arrive_pending = true;
+            Some(at)
+        }
+    }
+
     /// Catch the queue accounting up with the computed departures: every cell whose
     /// transmission starts before `now` (or at `now` too, `inclusive`) leaves the count of
     /// waiting cells at its start time, as `PortTx` would have done then. Returns how many
     /// started (cell hops).
-    #[inline]
+    ///
+    /// The first test is inlined (usually nothing or one cell has started since the last
+    /// look); the loop is not.
+    #[inline(always)]
     pub(crate) fn catch_up(&mut self, now: SimTime, inclusive: bool) -> u64 {
+        match self.starts.front() {
+            Some(&s) if s < now || (s == now && inclusive) => self.catch_up_from(now, inclusive),
+            _ => 0,
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_from(&mut self, now: SimTime, inclusive: bool) -> u64 {
         let mut n = 0;
         while let Some(&s) = self.starts.front() {
             if s > now || (s == now && !inclusive) {

@@ -12,7 +12,7 @@ use crate::time::*;
 use crate::wire::{Cell, H_CLP, H_ERR, H_MIS};
 use rand::RngExt;
 
-/// The tie rule of computed departures (`Simulation::commit`): whether a cell whose
+/// The tie rule of computed departures (`Port::commit`): whether a cell whose
 /// transmission starts at T has left the buffer for everything else that happens at T (true;
 /// the reference simulator's rule) or is still waiting for it (false, the rule used).
 ///
@@ -35,8 +35,65 @@ use rand::RngExt;
 pub(crate) const TIE_DEPARTS_FIRST: bool = false;
 
 impl Simulation {
-    #[inline]
-    pub(crate) fn enqueue(&mut self, p: u32, mut cell: Cell, cls: usize) {
+    /// A cell of category `cls` reaches output port `p`: it starts at once on a free line,
+    /// waits in the buffer, or is dropped.
+    ///
+    /// Two paths (issue 13: the per-cell cost of bench (a)): a port with computed departures
+    /// ([`Port::computed`]) has none of the features the general path checks for cell by cell
+    /// (`Port::may_compute` excludes them at build), so it takes [`Simulation::enqueue_computed`],
+    /// inlined where cells arrive; every other port takes the general path, out of line. The
+    /// split changes no result: for a computed port the general path's checks all come out the
+    /// way the short path assumes (its `debug_assert`s say which).
+    #[inline(always)]
+    pub(crate) fn enqueue(&mut self, p: u32, cell: Cell, cls: usize) {
+        if self.ports[p as usize].computed {
+            self.enqueue_computed(p, cell, cls);
+        } else {
+            self.enqueue_general(p, cell, cls);
+        }
+    }
+
+    /// [`Simulation::enqueue`] at a computed-departure port: one category with strict priority,
+    /// no ABR scheme, frame discard, shared buffer, credit fabric or impairment, and never a
+    /// `PortTx` event (nothing waits in its FIFOs: waiting cells are on the link already).
+    #[inline(always)]
+    fn enqueue_computed(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        debug_assert!(port.scheme.is_none() && port.frames.is_none() && port.group == NONE);
+        debug_assert!(!port.tx_pending && port.sched.is_strict());
+        debug_assert_eq!(
+            cls, port.computed_cls as usize,
+            "one category per computed port"
+        );
+        self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
+        // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing;
+        // no credit fabric or impairment: `transmit`'s short path (the port at hand)
+        if port.queue.len == 0 && port.busy_until <= now {
+            self.cell_hops += 1;
+            if let Some(at) = port.send_now(now, cell, cls) {
+                self.queue.push(at, Event::Arrive(p));
+            }
+            return;
+        }
+        // no shared buffer
+        if let Err(r) = port.queue.admit(&cell, cls, false) {
+            self.drop_cell(p, cell, r);
+            return;
+        }
+        port.mark_queue(now);
+        port.queue.count_in(cls);
+        if port.queue.len > port.stats.max_queue {
+            port.stats.max_queue = port.queue.len;
+        }
+        if let Some(at) = port.commit(cell) {
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
+    /// [`Simulation::enqueue`] at a port without computed departures.
+    #[inline(never)]
+    fn enqueue_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         if cls == Category::Abr as usize && !self.ports[p as usize].scheme.is_none() {
             self.abr_input(p, &mut cell);
@@ -63,9 +120,6 @@ impl Simulation {
             frame_state = Some(fd.ppd && !eof);
         }
         let port = &mut self.ports[p as usize];
-        if port.computed {
-            self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
-        }
         if port.queue.len == 0
             && !port.tx_pending
             && port.busy_until <= now
@@ -87,18 +141,6 @@ impl Simulation {
             return;
         }
         port.mark_queue(now);
-        if port.computed {
-            debug_assert_eq!(
-                cls, port.computed_cls as usize,
-                "one category per computed port"
-            );
-            port.queue.count_in(cls);
-            if port.queue.len > port.stats.max_queue {
-                port.stats.max_queue = port.queue.len;
-            }
-            self.commit(p, cell);
-            return;
-        }
         port.queue.push(cell, cls);
         if port.queue.len > port.stats.max_queue {
             port.stats.max_queue = port.queue.len;
@@ -129,8 +171,26 @@ impl Simulation {
 
     /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
     /// and reaches the far node after the link's delay.
-    #[inline]
-    pub(crate) fn transmit(&mut self, p: u32, mut cell: Cell, cls: usize) {
+    ///
+    /// A port of a credit fabric or with an impaired link takes the general path, out of line;
+    /// every other port the short one, inlined (the same steps without those two features).
+    #[inline(always)]
+    pub(crate) fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.credit_node != NONE || port.link.impair.is_some() {
+            self.transmit_general(p, cell, cls);
+            return;
+        }
+        self.cell_hops += 1;
+        if let Some(at) = port.send_now(now, cell, cls) {
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
+    /// [`Simulation::transmit`] at a port of a credit fabric or with an impaired link.
+    #[inline(never)]
+    fn transmit_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         if port.credit_node != NONE {
@@ -196,36 +256,6 @@ impl Simulation {
         }
     }
 
-    /// A computed departure: `cell` has just been counted as waiting at port `p` (which
-    /// [`Port::computed`]), behind cells whose departures are all fixed; its transmission starts
-    /// when the line is free (`busy_until`), and it goes on the link now. `Port::catch_up` takes
-    /// it out of the waiting count at that start, lazily, when something next looks at the port.
-    ///
-    /// What equals the `PortTx` way exactly: the start time and the pacer (one FIFO category,
-    /// strict priority: the order is fixed at queueing), the arrival time at the far node, and
-    /// the moment its `Arrive` event is scheduled (the previous cell, started at this cell's
-    /// start minus one cell time, reaches the far node a link delay > 0 after this start, so the
-    /// link is never empty here, and this cell's `Arrive` is scheduled by the previous one's,
-    /// as before); the queue's length, area and cells sent between start times (`catch_up`
-    /// before anything reads them: an enqueue, a sample, the warm-up's end, the end of the
-    /// run). What is not: the tie at the start time itself. A `PortTx` event at T ran before or
-    /// after the other events at T in the order they were scheduled, which depends on history;
-    /// here one fixed rule decides (`TIE_DEPARTS_FIRST`).
-    #[inline]
-    fn commit(&mut self, p: u32, cell: Cell) {
-        let port = &mut self.ports[p as usize];
-        let start = port.busy_until;
-        let end = port.pacer.advance();
-        port.busy_until = end;
-        let at = end + port.link.delay_ps;
-        port.link.pipe.push_back((at, cell));
-        port.starts.push_back(start);
-        if !port.link.arrive_pending {
-            port.link.arrive_pending = true;
-            self.queue.push(at, Event::Arrive(p));
-        }
-    }
-
     /// Bring every computed-departure port's queue accounting up to now (before samples, the
     /// end of the warm-up and the end of the run read it); at the end of the run cells starting
     /// at `end` itself have not started (events at `end` do not run).
@@ -269,6 +299,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn arrive(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
         let node = port.to;
@@ -284,41 +315,55 @@ impl Simulation {
         cell.hop += 1;
         if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
             // usage parameter control at the network ingress (the first switch)
-            let now = self.now;
-            let upc = self.flows[cell.flow as usize]
-                .upc
-                .as_mut()
-                .expect("checked");
-            match upc.police(now, cell.hdr & H_CLP != 0) {
-                UpcOutcome::Pass => {}
-                UpcOutcome::Tag => cell.hdr |= H_CLP,
-                UpcOutcome::Discard => {
-                    cell.hop -= 1; // lost at the first switch's ingress, before its output port
-                    let p = self.flows[cell.flow as usize].ports[0];
-                    self.drop_cell(p, cell, DropReason::UpcDiscard);
-                    return;
-                }
+            if !self.police_ingress(&mut cell) {
+                return;
             }
         }
         let f = &self.flows[cell.flow as usize];
-        let hops = f.ports.len();
-        if cell.hop as usize == hops {
-            self.deliver(cell);
-        } else {
-            let (np, cls) = (f.ports[cell.hop as usize], f.category as usize);
-            if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
-                // this node's forward port of the VC: forward route index hops - hop
-                let fwd = f.pair;
-                let fp = self.flows[fwd as usize].ports[hops - cell.hop as usize];
-                self.abr_feedback(fp, fwd, &mut cell);
+        let route: &[u32] = &f.ports; // the route once (`FlowPorts` is an enum)
+        debug_assert!(cell.hop as usize <= route.len());
+        match route.get(cell.hop as usize) {
+            None => self.deliver(cell), // the last node of the route
+            Some(&np) => {
+                let cls = f.category as usize;
+                if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {
+                    // this node's forward port of the VC: forward route index hops - hop
+                    let fwd = f.pair;
+                    let fp = self.flows[fwd as usize].ports[route.len() - cell.hop as usize];
+                    self.abr_feedback(fp, fwd, &mut cell);
+                }
+                self.switch_cell(node, p, np, cell, cls);
             }
-            self.switch_cell(node, p, np, cell, cls);
+        }
+    }
+
+    /// Police `cell` at its flow's first switch (the flow has UPC): false when it is discarded
+    /// there (counted as a drop at the flow's first port), else it goes on, maybe tagged.
+    #[inline(never)]
+    fn police_ingress(&mut self, cell: &mut Cell) -> bool {
+        let now = self.now;
+        let upc = self.flows[cell.flow as usize]
+            .upc
+            .as_mut()
+            .expect("checked");
+        match upc.police(now, cell.hdr & H_CLP != 0) {
+            UpcOutcome::Pass => true,
+            UpcOutcome::Tag => {
+                cell.hdr |= H_CLP;
+                true
+            }
+            UpcOutcome::Discard => {
+                cell.hop -= 1; // lost at the first switch's ingress, before its output port
+                let p = self.flows[cell.flow as usize].ports[0];
+                self.drop_cell(p, *cell, DropReason::UpcDiscard);
+                false
+            }
         }
     }
 
     /// A cell of category `cls` is at `node` (it came in on the link of port `from`) and leaves
     /// by output port `out`: the node's fabric takes it there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn switch_cell(
         &mut self,
         node: u32,

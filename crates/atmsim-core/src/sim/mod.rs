@@ -42,7 +42,7 @@ pub use host::{Hosts, SendLog};
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
-use crate::engine::{Event, EventQueue};
+use crate::engine::{self, Event, EventQueue};
 use crate::host::AnySource;
 use crate::metrics::*;
 use crate::net::*;
@@ -129,17 +129,31 @@ impl Simulation {
         );
         let mut n = 0;
         while n < max_events {
-            let Some((t, ev)) = self.queue.pop_before(self.end) else {
+            let Some((t, c)) = self.queue.pop_code_before(self.end) else {
                 self.events += n;
                 self.finish();
                 return true;
             };
             self.now = t;
-            let adds_rows = matches!(ev, Event::Sample | Event::AbrInterval(_));
-            self.step(ev);
             n += 1;
-            if adds_rows && self.series.rows_held() >= max_rows {
-                break;
+            // the per-cell events straight from their code (what `step` would do with them)
+            let p = engine::payload(c);
+            match engine::tag(c) {
+                engine::T_ARRIVE => self.arrive(p),
+                engine::T_PORT_TX => self.port_tx(p),
+                engine::T_ENDPOINT => self.endpoint_timer(p),
+                engine::T_LANE => {
+                    let e = self.queue.lane_pop(p);
+                    self.endpoint_timer(e)
+                }
+                _ => {
+                    let ev = self.queue.event_of(c);
+                    let adds_rows = matches!(ev, Event::Sample | Event::AbrInterval(_));
+                    self.step(ev);
+                    if adds_rows && self.series.rows_held() >= max_rows {
+                        break;
+                    }
+                }
             }
         }
         self.events += n;
@@ -176,7 +190,9 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    /// Handle one event. The run loop (`advance_bounded`) handles the per-cell events (`Arrive`,
+    /// `PortTx`, `Endpoint`) from their codes itself, inlined, and the others here, out of line.
+    #[inline(never)]
     pub(crate) fn step(&mut self, ev: Event) {
         match ev {
             Event::Arrive(p) => self.arrive(p),
@@ -196,6 +212,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn endpoint_timer(&mut self, e: u32) {
         let now = self.now;
         // the host model's CPU, if any (it sees every call: `apply` ends with `host_after_call`)
