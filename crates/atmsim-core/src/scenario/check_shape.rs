@@ -19,6 +19,12 @@ use std::sync::OnceLock;
 /// inside a connection inside the document, is 4 levels down).
 pub(crate) const MAX_DEPTH: usize = 32;
 
+// the same checks walked over the document's text (no tree): `super::parse`'s way for a valid
+// document
+#[path = "check_text.rs"]
+mod text;
+pub(crate) use text::text_passes;
+
 fn root() -> &'static Value {
     static ROOT: OnceLock<Value> = OnceLock::new();
     ROOT.get_or_init(|| {
@@ -118,7 +124,7 @@ fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass
     let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
     match v {
         Value::Array(list) => {
-            if pass == Pass::Shape && only_tables(&objs) {
+            if pass == Pass::Shape && !objs.is_empty() && objs.iter().all(|o| is_table(o)) {
                 return Err(ScenarioError::new(
                     path.clone(),
                     "must be a table (key = value pairs), got an array",
@@ -143,25 +149,13 @@ fn walk(v: &Value, schema: Option<&Value>, path: &mut String, depth: usize, pass
                 path.truncate(len);
             }
         }
-        Value::Number(n) => number(
-            n.as_f64().unwrap_or(f64::NAN),
-            n.is_i64() || n.is_u64(),
-            &objs,
-            path,
-            pass,
-        )?,
+        Value::Number(n) => number(n, &objs, path, pass)?,
         _ => {}
     }
     Ok(())
 }
 
-/// Whether the schema allows only tables here (an array is then a shape error).
-fn only_tables(objs: &[&Map<String, Value>]) -> bool {
-    !objs.is_empty() && objs.iter().all(|o| is_table(o))
-}
-
-/// `x` is the number as `f64` (`Number::as_f64`), `int` whether it was written as an integer.
-fn number(x: f64, int: bool, objs: &[&Map<String, Value>], path: &str, pass: Pass) -> Res<()> {
+fn number(n: &serde_json::Number, objs: &[&Map<String, Value>], path: &str, pass: Pass) -> Res<()> {
     let Some(o) = objs.iter().find(|o| {
         let t = types(o);
         t.contains(&"integer") || t.contains(&"number")
@@ -169,11 +163,12 @@ fn number(x: f64, int: bool, objs: &[&Map<String, Value>], path: &str, pass: Pas
         return Ok(());
     };
     let integer = types(o).contains(&"integer") && !types(o).contains(&"number");
+    let x = n.as_f64().unwrap_or(f64::NAN);
     let bound = |k: &str| o.get(k).and_then(Value::as_f64);
     let (lo, hi) = (bound("minimum"), bound("maximum"));
     match pass {
         Pass::Shape => {
-            if integer && !int {
+            if integer && !(n.is_i64() || n.is_u64()) {
                 let range = match (lo, hi) {
                     (Some(lo), Some(hi)) => format!(" in {}..={}", int_text(lo), int_text(hi)),
                     _ if o.get("format").and_then(Value::as_str) == Some("uint64") => {
@@ -211,151 +206,6 @@ fn number(x: f64, int: bool, objs: &[&Map<String, Value>], path: &str, pass: Pas
         }
     }
     Ok(())
-}
-
-/// Whether the document text passes both [`shape`] and [`ranges`], walked straight over the
-/// text with the same schema, the same rules and the same depth limit, without building the
-/// document's tree (issue 13: the tree of 15,000 connections was 1.5 KB per VC plus the
-/// allocator's overhead of its ~30 small blocks per VC, the peak of the process).
-///
-/// Only a yes or no: a document that fails here (its syntax, its shape, a range) goes through
-/// the tree path of [`super::parse`], which names the error as it always has. It is never more
-/// lenient than the tree walks: they see the values the tree keeps, and this walk sees every
-/// value of the text (a key written twice is checked twice, where the tree keeps the last).
-pub(crate) fn text_passes(json: &str) -> bool {
-    let mut de = serde_json::Deserializer::from_str(json);
-    let walked = serde::de::DeserializeSeed::deserialize(
-        Text {
-            schema: Some(root()),
-            depth: 0,
-        },
-        &mut de,
-    );
-    walked.is_ok() && de.end().is_ok()
-}
-
-/// One value of the text and its schema, at `depth` levels of nesting (the root is at 0), as
-/// [`walk`] visits a value of the tree.
-struct Text {
-    schema: Option<&'static Value>,
-    depth: usize,
-}
-
-impl Text {
-    fn alternatives(&self) -> Vec<&'static Value> {
-        let mut alts = Vec::new();
-        if let Some(s) = self.schema {
-            alternatives(s, &mut alts, 0);
-        }
-        alts
-    }
-
-    fn number<E: serde::de::Error>(self, x: f64, int: bool) -> Result<(), E> {
-        let alts = self.alternatives();
-        let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
-        number(x, int, &objs, "", Pass::Shape)
-            .and_then(|()| number(x, int, &objs, "", Pass::Ranges))
-            .map_err(|_| E::custom("out of shape or range"))
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Text {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if self.depth > MAX_DEPTH {
-            return Err(serde::de::Error::custom("nested too deeply"));
-        }
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Text {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a scenario document")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    // integers as the tree holds them: `Number::as_f64` is `n as f64`
-    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<(), E> {
-        self.number(n as f64, true)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<(), E> {
-        self.number(n as f64, true)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<(), E> {
-        self.number(x, false)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let alts = self.alternatives();
-        let objs: Vec<&Map<String, Value>> = alts.iter().filter_map(|a| a.as_object()).collect();
-        if only_tables(&objs) {
-            return Err(serde::de::Error::custom("an array where a table is meant"));
-        }
-        let item = items(&alts);
-        while seq
-            .next_element_seed(Text {
-                schema: item,
-                depth: self.depth + 1,
-            })?
-            .is_some()
-        {}
-        Ok(())
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let alts = self.alternatives();
-        while let Some(key) = map.next_key_seed(Key)? {
-            map.next_value_seed(Text {
-                schema: property(&alts, &key),
-                depth: self.depth + 1,
-            })?;
-        }
-        Ok(())
-    }
-}
-
-/// A key of the text, borrowed where it has no escapes.
-struct Key;
-
-impl<'de> serde::de::DeserializeSeed<'de> for Key {
-    type Value = std::borrow::Cow<'de, str>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Key {
-    type Value = std::borrow::Cow<'de, str>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(std::borrow::Cow::Borrowed(s))
-    }
-
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(std::borrow::Cow::Owned(s.to_owned()))
-    }
 }
 
 fn int_text(v: f64) -> String {
