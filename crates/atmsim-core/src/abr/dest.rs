@@ -67,13 +67,13 @@ impl Application for AbrDest {
 mod tests {
     use super::*;
     use crate::app::Asks;
-    use crate::rng::stream;
+    use crate::rng::LazyRng;
     use crate::wire::RmFields;
 
     #[test]
     fn destination_turns_frm_around_with_ci_from_efci() {
         let mut d = AbrDest::default();
-        let mut rng = stream(1, "t");
+        let mut rng = LazyRng::new(1, "t");
         let frm = Cell {
             hdr: H_RM,
             rm: RmFields {

@@ -514,7 +514,7 @@ impl Application for AbrSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::rng::LazyRng;
 
     fn params() -> AbrParams {
         AbrParams {
@@ -534,7 +534,7 @@ mod tests {
 
     /// Drive a persistent source for `cells` opportunities with no feedback; returns the FRM flags.
     fn drive(src: &mut AbrSource, cells: usize) -> Vec<bool> {
-        let mut rng = stream(1, "t");
+        let mut rng = LazyRng::new(1, "t");
         let mut out = Asks::default();
         let mut ctx = Ctx::new(0, &mut rng, &mut out);
         src.start(&mut ctx);
@@ -650,7 +650,7 @@ mod tests {
     }
 
     fn drive_more(src: &mut AbrSource, cells: usize) {
-        let mut rng = stream(1, "t");
+        let mut rng = LazyRng::new(1, "t");
         let mut n = 0;
         let mut now = src.tx_next.unwrap();
         while n < cells {
@@ -695,7 +695,7 @@ mod tests {
         s.backlog = 0;
         s.tx_next = None;
         s.count = 31; // the next cell is an FRM
-        let mut rng = stream(1, "t");
+        let mut rng = LazyRng::new(1, "t");
         let mut out = Asks::default();
         let mut ctx = Ctx::new(600_000_000_000, &mut rng, &mut out);
         s.feed_next = Some(600_000_000_000);

@@ -25,7 +25,7 @@ pub mod video;
 pub use cbr::Cbr;
 pub use onoff::OnOff;
 
-use crate::rng::Rng;
+use crate::rng::LazyRng;
 use crate::time::SimTime;
 use crate::wire::{Cell, SegHdr};
 use arrayvec::ArrayVec;
@@ -34,8 +34,8 @@ use arrayvec::ArrayVec;
 pub struct Ctx<'a> {
     /// The current simulated time.
     pub now: SimTime,
-    /// This endpoint's random stream.
-    pub rng: &'a mut Rng,
+    /// This endpoint's random stream (made at its first draw; it passes as `&mut Rng`).
+    pub rng: &'a mut LazyRng,
     /// What this call asks for (owned by the caller, so the engine reads it without a copy).
     pub(crate) out: &'a mut Asks,
 }
@@ -70,7 +70,7 @@ pub const FRAMES_PER_CALL: usize = 16;
 impl<'a> Ctx<'a> {
     /// A call at `now` with the endpoint's stream `rng`, writing its asks into `out` (which
     /// should be empty: `Asks::default()`).
-    pub fn new(now: SimTime, rng: &'a mut Rng, out: &'a mut Asks) -> Self {
+    pub fn new(now: SimTime, rng: &'a mut LazyRng, out: &'a mut Asks) -> Self {
         Ctx { now, rng, out }
     }
     /// Send one cell built by the application (an RM cell, say) before any data cells; the
@@ -189,6 +189,7 @@ pub trait Application {
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
+    use crate::rng::Rng;
 
     /// Run an application alone until `until`, calling `f(time, cells)` for each emission.
     pub(crate) fn drive<A: Application>(
@@ -197,8 +198,11 @@ pub(crate) mod testing {
         rng: &mut Rng,
         mut f: impl FnMut(SimTime, u32),
     ) {
+        // the application draws from `rng` as an endpoint draws from its stream; `rng` is left
+        // where the application left it
+        let mut lazy = LazyRng::ready(rng.clone());
         let mut out = Asks::default();
-        let mut ctx = Ctx::new(0, rng, &mut out);
+        let mut ctx = Ctx::new(0, &mut lazy, &mut out);
         app.start(&mut ctx);
         let mut next = ctx.timer_requested();
         while let Some(t) = next {
@@ -206,13 +210,14 @@ pub(crate) mod testing {
                 break;
             }
             let mut out = Asks::default();
-            let mut ctx = Ctx::new(t, rng, &mut out);
+            let mut ctx = Ctx::new(t, &mut lazy, &mut out);
             app.on_timer(&mut ctx);
             if ctx.cells_requested() > 0 {
                 f(t, ctx.cells_requested());
             }
             next = ctx.timer_requested();
         }
+        *rng = lazy.into_rng();
     }
 
     /// Run an application alone and collect the times at which it sends cells.

@@ -7,7 +7,7 @@ use crate::host::Sar;
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;
-use crate::rng::stream;
+use crate::rng::{stream, LazyRng};
 use crate::scenario::{
     CallSpec, Category, ConnectionSpec, HoldingSpec, QosSpec, Scenario, SourceKind, SourceSpec,
 };
@@ -82,7 +82,7 @@ impl Builder<'_> {
         Endpoint {
             flow: flow as u32,
             app,
-            rng: stream(self.sc.run.seed, &key),
+            rng: LazyRng::new(self.sc.run.seed, &key),
             timer_at: None,
             acr_mark: 0.0,
             tcp_mark: None,

@@ -14,7 +14,6 @@ use crate::host::video::{VideoReceiver, VideoSender};
 use crate::host::video_tcp_rx::TcpVideoReceiver;
 use crate::host::video_tcp_tx::TcpVideoSender;
 use crate::host::workload::WorkloadHost;
-use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::xtpx::{XtpxReceiver, XtpxSender};
@@ -137,7 +136,8 @@ impl Application for AnySource {
 ///
 /// `repr(C, align(64))` (issue 13): what a timer event and an emission read (the flow, the
 /// pending timer, the application's state) lies in the endpoint's first two cache lines, the
-/// random stream (304 bytes, unused by deterministic sources) and the warm-up marks after them.
+/// warm-up marks and the random stream after them (16 bytes: the generator is made at the first
+/// draw, which deterministic sources never make).
 #[repr(C, align(64))]
 pub struct Endpoint {
     pub flow: u32,
@@ -150,7 +150,7 @@ pub struct Endpoint {
     pub(crate) acr_mark: f64,
     /// TCP: the sender's counters, the receiver's in-order bytes at the end of warm-up.
     pub(crate) tcp_mark: Option<Box<(crate::transport::tcp::TcpStats, u64)>>,
-    pub(crate) rng: Rng,
+    pub(crate) rng: crate::rng::LazyRng,
 }
 
 pub fn tcp_sender(app: &AnySource) -> Option<&TcpSender> {

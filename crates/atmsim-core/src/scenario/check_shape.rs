@@ -22,6 +22,12 @@ use std::sync::OnceLock;
 /// inside a connection inside the document, is 4 levels down).
 pub(crate) const MAX_DEPTH: usize = 32;
 
+// the same checks walked over the document's text (no tree): `super::parse`'s way for a valid
+// document
+#[path = "check_text.rs"]
+mod text;
+pub(crate) use text::text_passes;
+
 fn root() -> &'static Value {
     static ROOT: OnceLock<Value> = OnceLock::new();
     ROOT.get_or_init(|| {

@@ -180,7 +180,51 @@ fn default_seed() -> u64 {
 /// meant, integers, nesting), then unknown keys and wrong types with their path, the semantic
 /// checks of [`validate`] and every number within the schema's range, and the resource estimate
 /// against the memory limit ([`estimate`], [`memory_limit`]).
+///
+/// A valid document is read straight from its text ([`parse_text`]); any other goes through
+/// the document tree ([`parse_tree`]), which names its error as before.
 pub fn parse(json: &str) -> Res<Scenario> {
+    let text = parse_text(json);
+    // the crate's tests hold both paths to it on every document they parse
+    #[cfg(test)]
+    same_as_tree(json, &text);
+    text.map_or_else(|| parse_tree(json), Ok)
+}
+
+/// Panics unless [`parse_text`]'s answer is [`parse_tree`]'s: the same scenario (every field,
+/// compared through `Debug`), or `None` where the tree path refuses the document.
+#[cfg(test)]
+pub(crate) fn same_as_tree(json: &str, text: &Option<Scenario>) {
+    match (text, parse_tree(json)) {
+        (Some(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{json}"),
+        (Some(_), Err(e)) => panic!("read from the text, refused by the tree: {e}: {json}"),
+        (None, _) => {}
+    }
+}
+
+/// The scenario read from the text without a document tree (issue 13: the tree was the peak
+/// memory of building a network of 15,000 VCs), or `None` if any check fails.
+///
+/// Exactly [`parse_tree`]'s scenario whenever it returns one: the text walk
+/// ([`check_shape::text_passes`]) passes only documents whose every value passes the tree's
+/// shape and range walks, and serde reads the same structs from the text as from the tree
+/// (the same number parser, every struct field set by its own key, whatever the key order).
+/// The one difference, a key written twice (the tree keeps the last; a struct read from the text
+/// refuses it), fails here and takes the tree path. Every error, of whatever kind, is left to
+/// [`parse_tree`], so the messages and their precedence are the tree path's own: a document
+/// refused here costs a second reading, which only a bad document pays.
+fn parse_text(json: &str) -> Option<Scenario> {
+    if !check_shape::text_passes(json) {
+        return None;
+    }
+    let sc: Scenario = serde_json::from_str(json).ok()?;
+    validate(&sc).ok()?;
+    check_resources::check(&sc).ok()?;
+    Some(sc)
+}
+
+/// [`parse`] through the document tree: every check in its order, the first error named.
+fn parse_tree(json: &str) -> Res<Scenario> {
     let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
         ScenarioError::new(
             "",

@@ -402,3 +402,30 @@ fn validation_admits_permanent_connections_by_cac_without_building() {
     assert_eq!(e.path, "connections[1].abr.mcr_mbps");
     assert!(e.message.contains("A->h2"), "{}", e.message);
 }
+
+/// Every `*.json` document under `ATMSIM_PARSE_DOCS` (for instance the documents the front end
+/// makes of every file under `scenarios/`), read from the text and through the tree: the same
+/// scenario, or the tree's refusal. Without the variable, the crate's own documents only (every
+/// test's `parse` makes the same check).
+#[test]
+fn text_and_tree_agree_on_documents() {
+    let Some(dir) = std::env::var_os("ATMSIM_PARSE_DOCS") else {
+        return;
+    };
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "json") {
+            let json = std::fs::read_to_string(&p).unwrap();
+            let text = parse_text(&json);
+            assert!(
+                text.is_some() || parse_tree(&json).is_err(),
+                "{}",
+                p.display()
+            );
+            same_as_tree(&json, &text);
+            n += 1;
+        }
+    }
+    eprintln!("{n} documents agree");
+}
