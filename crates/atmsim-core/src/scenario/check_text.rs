@@ -4,9 +4,9 @@
 //! the process). A child of `check_shape`, so that both walks share the schema's helpers and the
 //! number rules ([`super::number`]) rather than copies of them.
 
-use super::{alternatives, is_table, items, number, property, root, Pass, MAX_DEPTH};
+use super::{number, property, root, NodeInfo, Pass, MAX_DEPTH};
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -31,39 +31,18 @@ pub(crate) fn text_passes(json: &str) -> bool {
     walked.is_ok() && de.end().is_ok()
 }
 
-/// What the walk needs of a schema node ([`super::walk`] works it out for every value).
-struct Node {
-    alts: Vec<&'static Value>,
-    objs: Vec<&'static Map<String, Value>>,
-    /// An array here is a shape error.
-    tables_only: bool,
-    /// The schema of an array's items.
-    item: Option<&'static Value>,
-}
-
 /// The nodes met so far, by address (0: no schema): a document meets the same few nodes once
 /// per connection, node or link.
 #[derive(Default)]
-struct Memo(RefCell<HashMap<usize, Rc<Node>>>);
+struct Memo(RefCell<HashMap<usize, Rc<NodeInfo>>>);
 
 impl Memo {
-    fn node(&self, schema: Option<&'static Value>) -> Rc<Node> {
+    fn node(&self, schema: Option<&'static Value>) -> Rc<NodeInfo> {
         let at = schema.map_or(0, |s| s as *const Value as usize);
         if let Some(n) = self.0.borrow().get(&at) {
             return n.clone();
         }
-        let mut alts = Vec::new();
-        if let Some(s) = schema {
-            alternatives(s, &mut alts, 0);
-        }
-        let objs: Vec<&'static Map<String, Value>> =
-            alts.iter().filter_map(|a| a.as_object()).collect();
-        let node = Rc::new(Node {
-            tables_only: !objs.is_empty() && objs.iter().all(|o| is_table(o)),
-            item: items(&alts),
-            alts,
-            objs,
-        });
+        let node = Rc::new(NodeInfo::new(schema));
         self.0.borrow_mut().insert(at, node.clone());
         node
     }
@@ -92,8 +71,11 @@ impl Text<'_> {
     fn number<E: Error>(self, n: Option<Number>) -> Result<(), E> {
         let Some(n) = n else { return Ok(()) };
         let node = self.memo.node(self.schema);
-        number(&n, &node.objs, "", Pass::Shape)
-            .and_then(|()| number(&n, &node.objs, "", Pass::Ranges))
+        let Some(rule) = &node.number else {
+            return Ok(());
+        };
+        number(&n, rule, "", Pass::Shape)
+            .and_then(|()| number(&n, rule, "", Pass::Ranges))
             .map_err(|_| E::custom("out of shape or range"))
     }
 }
