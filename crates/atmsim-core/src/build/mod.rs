@@ -408,6 +408,7 @@ impl Simulation {
             monitors: Vec::new(),
             events: 0,
             cell_hops: 0,
+            cause_at: 0,
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
             hosts: Hosts::default(),
@@ -479,6 +480,7 @@ impl Simulation {
         }
         let on = sc.run.departures == crate::scenario::Departures::Computed;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
+            let carries = c.is_some();
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;
                 p.computed_cls = c;
@@ -488,7 +490,23 @@ impl Simulation {
                     let room = p.link.pipe.capacity() + p.queue.limit as usize;
                     p.link.pipe.reserve_exact(room);
                 }
+            } else if on
+                && carries
+                && p.may_defer()
+                && sim.nodes[p.node as usize].kind == crate::scenario::NodeKind::Switch
+            {
+                // deferred departures (`sim/defer.rs`) where they cannot be computed, at a
+                // switch port that carries flows (a port without any needs neither; a host's
+                // sources' emissions would need their timers' scheduling moments)
+                p.deferred = true;
             }
+        }
+        let mut defers = vec![false; sim.nodes.len()];
+        for p in sim.ports.iter().filter(|p| p.deferred) {
+            defers[p.node as usize] = true;
+        }
+        for p in &mut sim.ports {
+            p.link.ties = p.deferred || defers[p.to as usize];
         }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];

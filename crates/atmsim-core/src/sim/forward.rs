@@ -75,6 +75,11 @@ impl Simulation {
             self.transmit(p, cell, cls);
             return;
         }
+        if port.deferred && port.busy_until <= now {
+            // cells wait and the line may have served some by now (`sim/defer.rs`)
+            self.enqueue_deferred(p, cell, cls);
+            return;
+        }
         let shared_full = Group::full(&self.groups, port.group);
         if let Err(r) = port.queue.admit(&cell, cls, shared_full) {
             if frame_state == Some(true) {
@@ -107,6 +112,12 @@ impl Simulation {
             self.groups[port.group as usize].used += 1;
         }
         if !port.tx_pending {
+            if port.deferred {
+                if port.queue.len == 1 {
+                    port.tx_at = now; // where the `PortTx` event would have been scheduled
+                }
+                return;
+            }
             port.tx_pending = true;
             let t = port.busy_until;
             self.queue.push(t, Event::PortTx(p));
@@ -192,6 +203,7 @@ impl Simulation {
         port.link.pipe.push_back((at, cell));
         if !port.link.arrive_pending {
             port.link.arrive_pending = true;
+            port.link.arrive_at = now;
             self.queue.push(at, Event::Arrive(p));
         }
     }
@@ -222,6 +234,7 @@ impl Simulation {
         port.starts.push_back(start);
         if !port.link.arrive_pending {
             port.link.arrive_pending = true;
+            port.link.arrive_at = self.now;
             self.queue.push(at, Event::Arrive(p));
         }
     }
@@ -234,6 +247,10 @@ impl Simulation {
         let inclusive = TIE_DEPARTS_FIRST && now < self.end;
         for port in self.ports.iter_mut().filter(|p| p.computed) {
             self.cell_hops += port.catch_up(now, inclusive);
+        }
+        self.cause_at = 0; // samples, the warm-up's end, the end: no arrival's order
+        for p in 0..self.ports.len() as u32 {
+            self.settle(p);
         }
     }
 
@@ -270,7 +287,12 @@ impl Simulation {
     }
 
     pub(crate) fn arrive(&mut self, p: u32) {
-        let port = &mut self.ports[p as usize];
+        let mut port = &mut self.ports[p as usize];
+        if port.link.ties {
+            // the link's port or a port at its far node defers departures (`sim/defer.rs`)
+            self.tie_begin(p);
+            port = &mut self.ports[p as usize];
+        }
         let node = port.to;
         let (_, mut cell) = port
             .link
