@@ -61,7 +61,7 @@ impl Simulation {
     /// deferred port (only switch ports defer, so no source's emission does) clear it first
     /// (`catch_up_all` for samples, the warm-up's end and the end of the run;
     /// `abr_interval_timer`), and an arrival on a link without `ties` touches no deferred port.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn tie_begin(&mut self, p: u32) {
         let now = self.now;
         let link = &mut self.ports[p as usize].link;
