@@ -167,3 +167,36 @@ fn known_ties_differ() {
     );
     assert!(d.iter().any(|x| x.contains("cells_dropped")), "{d:?}");
 }
+
+/// Deferred departures (`sim/defer.rs`): a port carrying two categories under strict priority
+/// plays its departures when something next looks at it, with no `PortTx` event; the summary
+/// is the one with `PortTx` events, including which category goes first when a CBR cell arrives
+/// at the very time a UBR cell would start (the arrival was scheduled before the `PortTx` event,
+/// so it goes first both ways).
+#[test]
+fn two_categories_deferred_alike() {
+    for (name, sc) in [
+        (
+            "CBR beside UBR, in phase",
+            merge(3, 1, 100.0, 149.76, 149.76, 100_000),
+        ),
+        (
+            "CBR beside UBR, back to back",
+            merge(3, 1, 149.76, 149.76, 149.76, 100_000),
+        ),
+        (
+            "CBR beside UBR, 2 each, full buffer",
+            merge(2, 2, 60.0, 149.76, 149.76, 50),
+        ),
+    ] {
+        let mut sc = sc;
+        // the first host's connections are CBR: strict priority over the others at S->d
+        for c in sc["connections"].as_array_mut().unwrap() {
+            if c["route"][0] == "s0" {
+                c["category"] = json!("cbr");
+            }
+        }
+        let d = compare(name, &sc);
+        assert!(d.is_empty(), "{name}: {d:?}");
+    }
+}

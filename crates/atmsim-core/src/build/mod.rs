@@ -410,6 +410,7 @@ impl Simulation {
             monitors: Vec::new(),
             events: 0,
             cell_hops: 0,
+            cause_at: 0,
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
             hosts: Hosts::default(),
@@ -481,6 +482,7 @@ impl Simulation {
         }
         let on = sc.run.departures == crate::scenario::Departures::Computed;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
+            let carries = c.is_some();
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;
                 p.computed_cls = c;
@@ -490,9 +492,25 @@ impl Simulation {
                     let room = p.link.pipe.capacity() + p.queue.limit as usize;
                     p.link.reserve(room);
                 }
+            } else if on
+                && carries
+                && p.may_defer()
+                && sim.nodes[p.node as usize].kind == crate::scenario::NodeKind::Switch
+            {
+                // deferred departures (`sim/defer.rs`) where they cannot be computed, at a
+                // switch port that carries flows (a port without any needs neither; a host's
+                // sources' emissions would need their timers' scheduling moments)
+                p.deferred = true;
             }
         }
         timer_lanes(&mut sim);
+        let mut defers = vec![false; sim.nodes.len()];
+        for p in sim.ports.iter().filter(|p| p.deferred) {
+            defers[p.node as usize] = true;
+        }
+        for p in &mut sim.ports {
+            p.link.ties = p.deferred || defers[p.to as usize];
+        }
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut asks = Asks::default();

@@ -69,6 +69,8 @@ pub(crate) fn build(
         tx_pending: false,
         computed: false,
         computed_cls: 0,
+        deferred: false,
+        tx_at: 0,
         starts: Default::default(),
         queue: Queue::new(
             limit,

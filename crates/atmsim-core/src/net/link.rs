@@ -20,6 +20,12 @@ pub struct Link {
     pub(crate) delay_ps: SimDuration,
     /// Whether the head cell's arrival event is in the event queue.
     pub(crate) arrive_pending: bool,
+    /// When the pending arrival event was scheduled (kept where `ties`: `sim/defer.rs` orders
+    /// ties with it).
+    pub(crate) arrive_at: SimTime,
+    /// Whether this link's port or a port of its far node defers its departures: arrivals then
+    /// settle them first and say when they were scheduled (`Simulation::arrive_tied`).
+    pub(crate) ties: bool,
     /// The link's impairment model, if any.
     pub(crate) impair: Option<Box<Impairment>>,
 }
@@ -37,6 +43,8 @@ impl Link {
             pipe: VecDeque::with_capacity(in_flight.min(Self::RESERVE_MAX)),
             delay_ps: prop_ps + transit_ps,
             arrive_pending: false,
+            arrive_at: 0,
+            ties: false,
             impair: None,
         }
     }

@@ -27,6 +27,14 @@ pub struct Port {
     pub(crate) computed: bool,
     /// The one category a computed-departure port carries.
     pub(crate) computed_cls: u8,
+    /// Deferred departures ([`Port::may_defer`], `sim/defer.rs`): the cells waiting here stay
+    /// in the queue with no `PortTx` event; the port's line serves them, in the scheduler's
+    /// order, when something next looks at the port (`Simulation::settle`).
+    pub(crate) deferred: bool,
+    /// At a deferred port with cells waiting, when the `PortTx` event of the next start
+    /// (`busy_until`) would have been scheduled: the previous start, or the enqueue that found
+    /// the queue empty behind a busy line.
+    pub(crate) tx_at: SimTime,
     /// Start times of the cells already on the link that still count as waiting (ascending).
     pub(crate) starts: std::collections::VecDeque<SimTime>,
     /// The cells waiting, per category, and the admission limits.
@@ -136,14 +144,14 @@ impl Port {
     /// Returns the time at which the caller schedules the link's `Arrive` event if the link was
     /// empty (None: the event of the link's head cell is pending).
     #[inline(always)]
-    pub(crate) fn commit(&mut self, cell: Cell) -> Option<SimTime> {
+    pub(crate) fn commit(&mut self, now: SimTime, cell: Cell) -> Option<SimTime> {
         let start = self.busy_until;
         let end = self.pacer.advance();
         self.busy_until = end;
         let at = end + self.link.delay_ps;
         self.link.pipe.push_back((at, cell));
         self.starts.push_back(start);
-        self.arrival_to_schedule(at)
+        self.arrival_to_schedule(now, at)
     }
 
     /// Put `cell` of category `cls` on the free line at `now` (a port without credit fabric or
@@ -163,19 +171,43 @@ impl Port {
         self.stats.tx_total += 1;
         let at = end + self.link.delay_ps;
         self.link.pipe.push_back((at, cell));
-        self.arrival_to_schedule(at)
+        self.arrival_to_schedule(now, at)
     }
 
-    /// A cell arriving at `at` went on the link: `Some(at)` when it is the only one (its
-    /// `Arrive` event is to be scheduled), None when the link's head already has its event.
+    /// A cell arriving at `at` went on the link at `now`: `Some(at)` when it is the only one
+    /// (its `Arrive` event is to be scheduled, now: `Link::arrive_at`), None when the link's
+    /// head already has its event.
     #[inline(always)]
-    fn arrival_to_schedule(&mut self, at: SimTime) -> Option<SimTime> {
+    fn arrival_to_schedule(&mut self, now: SimTime, at: SimTime) -> Option<SimTime> {
         if self.link.arrive_pending {
             None
         } else {
             self.link.arrive_pending = true;
+            self.link.arrive_at = now;
             Some(at)
         }
+    }
+
+    /// Whether this port may defer its departures (when it may not compute them): the line
+    /// must be work-conserving with an order fixed by the cells present at each start, and
+    /// every reader of the port's state must be known so that it can settle the port first.
+    /// So: strict priority (the next cell is the head of the highest non-empty category, and
+    /// the line never idles while a cell waits), no frame discard, credit fabric or shared
+    /// buffer (their state is read from outside the port's own events), no impairment (draws
+    /// at transmission), and a link delay above zero (a cell started at T is still on the link
+    /// at T, so the cell behind it always finds the link's `Arrive` event pending, as with a
+    /// `PortTx` event: `sim/defer.rs`). An ABR scheme is allowed: it reads the port when a
+    /// forward cell enters (after the settle in `enqueue`), when its interval closes and when
+    /// a backward RM cell passes (both settle first). Only switch ports defer (the build
+    /// checks): a host's port is fed by its sources' timers, which do not say when they were
+    /// scheduled (`sim/defer.rs`).
+    pub(crate) fn may_defer(&self) -> bool {
+        self.sched.is_strict()
+            && self.frames.is_none()
+            && self.credit_node == NONE
+            && self.group == NONE
+            && self.link.impair.is_none()
+            && self.link.delay_ps > 0
     }
 
     /// Catch the queue accounting up with the computed departures: every cell whose

@@ -25,6 +25,24 @@ impl Scheduler {
         matches!(self, Scheduler::Strict(_))
     }
 
+    /// The category strict priority serves next: the first in its order with cells waiting
+    /// (`class_len`: cells waiting per category, not all zero). What [`Scheduler::pick`] gives a
+    /// strict scheduler, from the counts (deferred departures, `sim/defer.rs`).
+    #[inline]
+    pub fn strict_next(&self, class_len: &[u32; 5]) -> usize {
+        match self {
+            Scheduler::Strict(order) => {
+                for &c in order {
+                    if class_len[c as usize] > 0 {
+                        return c as usize;
+                    }
+                }
+                unreachable!("a cell waits")
+            }
+            Scheduler::Class(_) => unreachable!("deferred departures need strict priority"),
+        }
+    }
+
     /// May a cell of category `cls` start now on an idle line (cut-through of an empty queue)?
     #[inline]
     pub fn allowed(&self, cls: usize, now: SimTime) -> bool {

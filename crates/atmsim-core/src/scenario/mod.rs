@@ -154,9 +154,12 @@ pub struct RunSpec {
     /// carrying one service category with strict priority and no frame discard, ABR scheme,
     /// shared buffer, credit fabric or impairment, a cell queued behind a busy line gets its
     /// start time at once, with no transmission-end event; a cell starting at T still counts as
-    /// waiting for every other event at T. "events": a transmission-end event per waiting cell at
-    /// every port, the engine's way before issue 13, where such ties follow the order the events
-    /// were scheduled in. The two give the same results except in those ties (docs/architecture.md).
+    /// waiting for every other event at T. At a switch port with several categories or an ABR
+    /// scheme (strict priority, none of the others) departures are deferred, also without an
+    /// event: played when something next looks at the port. "events": a transmission-end event
+    /// per waiting cell at every port, the engine's way before issue 13, where such ties follow
+    /// the order the events were scheduled in. The two give the same results except in those
+    /// ties (docs/architecture.md).
     #[serde(default)]
     pub departures: Departures,
 }

@@ -11,6 +11,7 @@ use crate::wire::Cell;
 impl Simulation {
     /// An ABR cell enters a port with a feedback scheme (before buffer admission: the offered load).
     pub(crate) fn abr_input(&mut self, p: u32, cell: &mut Cell) {
+        self.settle(p); // the scheme may close its interval: the queue and cells sent by now
         let vc = self.flows[cell.flow as usize].vc_slot[cell.hop as usize];
         let port = &mut self.ports[p as usize];
         let q = port.queue.class_len[Category::Abr as usize];
@@ -22,6 +23,7 @@ impl Simulation {
     /// End the current ERICA averaging interval of port `p` now (steps 1-5) and start the next.
     pub(crate) fn close_interval(&mut self, p: u32) {
         let now = self.now;
+        self.settle(p); // the cells sent and the queue at the interval's end
         let in_window = now >= self.warmup;
         let port = &mut self.ports[p as usize];
         let line = port.rate_bps as f64 / 1e6;
@@ -39,6 +41,7 @@ impl Simulation {
     }
 
     pub(crate) fn abr_interval_timer(&mut self, p: u32) {
+        self.cause_at = 0; // not an arrival (`sim/defer.rs`)
         if self.ports[p as usize].scheme.next_deadline() == Some(self.now) {
             self.close_interval(p);
         }
@@ -50,6 +53,7 @@ impl Simulation {
         let f = &self.flows[fwd_flow as usize];
         let h = f.ports.iter().position(|&p| p == fp);
         let vc = f.vc_slot[h.expect("a VC's feedback port is on its forward route")];
+        self.settle(fp);
         let port = &mut self.ports[fp as usize];
         let q = port.queue.class_len[Category::Abr as usize];
         port.scheme.on_backward(vc, q, &mut cell.rm);

@@ -86,7 +86,7 @@ impl Simulation {
         if port.queue.len > port.stats.max_queue {
             port.stats.max_queue = port.queue.len;
         }
-        if let Some(at) = port.commit(cell) {
+        if let Some(at) = port.commit(now, cell) {
             self.queue.push(at, Event::Arrive(p));
         }
     }
@@ -129,6 +129,11 @@ impl Simulation {
             self.transmit(p, cell, cls);
             return;
         }
+        if port.deferred && port.busy_until <= now {
+            // cells wait and the line may have served some by now (`sim/defer.rs`)
+            self.enqueue_deferred(p, cell, cls);
+            return;
+        }
         let shared_full = Group::full(&self.groups, port.group);
         if let Err(r) = port.queue.admit(&cell, cls, shared_full) {
             if frame_state == Some(true) {
@@ -149,6 +154,12 @@ impl Simulation {
             self.groups[port.group as usize].used += 1;
         }
         if !port.tx_pending {
+            if port.deferred {
+                if port.queue.len == 1 {
+                    port.tx_at = now; // where the `PortTx` event would have been scheduled
+                }
+                return;
+            }
             port.tx_pending = true;
             let t = port.busy_until;
             self.queue.push(t, Event::PortTx(p));
@@ -252,6 +263,7 @@ impl Simulation {
         port.link.pipe.push_back((at, cell));
         if !port.link.arrive_pending {
             port.link.arrive_pending = true;
+            port.link.arrive_at = now;
             self.queue.push(at, Event::Arrive(p));
         }
     }
@@ -264,6 +276,10 @@ impl Simulation {
         let inclusive = TIE_DEPARTS_FIRST && now < self.end;
         for port in self.ports.iter_mut().filter(|p| p.computed) {
             self.cell_hops += port.catch_up(now, inclusive);
+        }
+        self.cause_at = 0; // samples, the warm-up's end, the end: no arrival's order
+        for p in 0..self.ports.len() as u32 {
+            self.settle(p);
         }
     }
 
@@ -301,7 +317,12 @@ impl Simulation {
 
     #[inline(always)]
     pub(crate) fn arrive(&mut self, p: u32) {
-        let port = &mut self.ports[p as usize];
+        let mut port = &mut self.ports[p as usize];
+        if port.link.ties {
+            // the link's port or a port at its far node defers departures (`sim/defer.rs`)
+            self.tie_begin(p);
+            port = &mut self.ports[p as usize];
+        }
         let node = port.to;
         let (_, mut cell) = port
             .link

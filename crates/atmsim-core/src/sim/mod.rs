@@ -18,6 +18,7 @@
 
 mod abr;
 mod calls;
+mod defer;
 mod deliver;
 mod emit;
 mod forward;
@@ -72,6 +73,10 @@ pub struct Simulation {
     pub(crate) monitors: Vec<Monitor>,
     pub(crate) events: u64,
     pub(crate) cell_hops: u64,
+    /// When the `Arrive` event being handled was scheduled (set by `tie_begin` on a link whose
+    /// far node defers departures; 0 for the other events that look at such ports): how a
+    /// deferred departure at the same time is ordered with it (`sim/defer.rs`).
+    pub(crate) cause_at: SimTime,
     pub(crate) finished: bool,
     /// The time series (one table per model, columns declared by the models).
     pub(crate) series: Probes,
