@@ -159,17 +159,7 @@ impl Port {
     /// reaches the far node after the link's delay. Returns what [`Port::commit`] does.
     #[inline(always)]
     pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> Option<SimTime> {
-        if cls < crate::scenario::Category::Abr as usize {
-            self.hp_tx += 1;
-        }
-        if now > self.busy_until {
-            self.pacer.start(now);
-        }
-        let end = self.pacer.advance();
-        self.busy_until = end;
-        self.stats.tx_cells += 1;
-        self.stats.tx_total += 1;
-        let at = end + self.link.delay_ps;
+        let at = self.start_on_line(now, cls);
         self.link.pipe.push_back((at, cell));
         self.arrival_to_schedule(now, at)
     }
@@ -252,5 +242,38 @@ impl Port {
         let st = &mut self.stats;
         st.area += self.queue.len as u128 * (now - st.last_change) as u128;
         st.last_change = now;
+    }
+
+    /// `cell` of category `cls`, admitted, waits in the buffer from `now`: the queue's area up
+    /// to now, the cell queued (or only counted, `push` false: a computed departure's cell
+    /// waits on the link), the largest queue.
+    #[inline(always)]
+    pub(crate) fn wait(&mut self, now: SimTime, cell: Cell, cls: usize, push: bool) {
+        self.mark_queue(now);
+        if push {
+            self.queue.push(cell, cls);
+        } else {
+            self.queue.count_in(cls);
+        }
+        if self.queue.len > self.stats.max_queue {
+            self.stats.max_queue = self.queue.len;
+        }
+    }
+
+    /// The line starts sending a cell of category `cls` at `now` (it is free): the pacer's
+    /// end of transmission, the counters. Returns when the cell reaches the far node.
+    #[inline(always)]
+    pub(crate) fn start_on_line(&mut self, now: SimTime, cls: usize) -> SimTime {
+        if cls < crate::scenario::Category::Abr as usize {
+            self.hp_tx += 1;
+        }
+        if now > self.busy_until {
+            self.pacer.start(now);
+        }
+        let end = self.pacer.advance();
+        self.busy_until = end;
+        self.stats.tx_cells += 1;
+        self.stats.tx_total += 1;
+        end + self.link.delay_ps
     }
 }

@@ -89,11 +89,7 @@ impl Simulation {
             self.drop_cell(p, cell, r);
             return;
         }
-        port.mark_queue(now);
-        port.queue.push(cell, cls);
-        if port.queue.len > port.stats.max_queue {
-            port.stats.max_queue = port.queue.len;
-        }
+        port.wait(now, cell, cls, true);
         if port.queue.len == 1 {
             port.tx_at = now; // where the `PortTx` event would have been scheduled
         }

@@ -81,11 +81,7 @@ impl Simulation {
             self.drop_cell(p, cell, r);
             return;
         }
-        port.mark_queue(now);
-        port.queue.count_in(cls);
-        if port.queue.len > port.stats.max_queue {
-            port.stats.max_queue = port.queue.len;
-        }
+        port.wait(now, cell, cls, false);
         if let Some(at) = port.commit(now, cell) {
             self.queue.push(at, Event::Arrive(p));
         }
@@ -145,11 +141,7 @@ impl Simulation {
             self.drop_cell(p, cell, r);
             return;
         }
-        port.mark_queue(now);
-        port.queue.push(cell, cls);
-        if port.queue.len > port.stats.max_queue {
-            port.stats.max_queue = port.queue.len;
-        }
+        port.wait(now, cell, cls, true);
         if port.group != NONE {
             self.groups[port.group as usize].used += 1;
         }
@@ -210,18 +202,8 @@ impl Simulation {
             self.credit_returned(node, p);
         }
         let port = &mut self.ports[p as usize];
-        if cls < Category::Abr as usize {
-            port.hp_tx += 1;
-        }
-        if now > port.busy_until {
-            port.pacer.start(now);
-        }
-        let end = port.pacer.advance();
-        port.busy_until = end;
-        port.stats.tx_cells += 1;
-        port.stats.tx_total += 1;
         self.cell_hops += 1;
-        let mut at = end + port.link.delay_ps;
+        let mut at = port.start_on_line(now, cls);
         if let Some(im) = &mut port.link.impair {
             im.counted += 1;
             let scripted = im.scripted.binary_search(&im.counted).is_ok();
