@@ -13,6 +13,7 @@
 
 use super::{Res, Scenario, ScenarioError};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -88,14 +89,16 @@ impl NodeInfo {
 
 /// The schema nodes met so far, by node: a document walks the same few nodes once per
 /// connection, node or link (issue 13: resolving them anew each time was two thirds of
-/// building a network of 15,000 connections).
+/// building a network of 15,000 connections). Both walks use it: the tree's here, the text's
+/// (`check_text.rs`), which holds it shared.
 #[derive(Default)]
-struct Memo(HashMap<*const Value, Rc<NodeInfo>>);
+struct Memo(RefCell<HashMap<*const Value, Rc<NodeInfo>>>);
 
 impl Memo {
-    fn node(&mut self, s: Option<&'static Value>) -> Rc<NodeInfo> {
+    fn node(&self, s: Option<&'static Value>) -> Rc<NodeInfo> {
         let at = s.map_or(std::ptr::null(), |s| s as *const Value);
         self.0
+            .borrow_mut()
             .entry(at)
             .or_insert_with(|| Rc::new(NodeInfo::new(s)))
             .clone()
@@ -181,8 +184,14 @@ pub(crate) fn ranges(doc: &Value) -> Res<()> {
 }
 
 fn walk_document(doc: &Value, pass: Pass) -> Res<()> {
-    let mut memo = Memo::default();
-    walk(doc, Some(root()), &mut String::new(), 0, pass, &mut memo)
+    walk(
+        doc,
+        Some(root()),
+        &mut String::new(),
+        0,
+        pass,
+        &Memo::default(),
+    )
 }
 
 fn walk(
@@ -191,7 +200,7 @@ fn walk(
     path: &mut String,
     depth: usize,
     pass: Pass,
-    memo: &mut Memo,
+    memo: &Memo,
 ) -> Res<()> {
     if depth > MAX_DEPTH {
         return Err(ScenarioError::new(

@@ -4,13 +4,10 @@
 //! the process). A child of `check_shape`, so that both walks share the schema's helpers and the
 //! number rules ([`super::number`]) rather than copies of them.
 
-use super::{number, property, root, NodeInfo, Pass, MAX_DEPTH};
+use super::{number, property, root, Memo, Pass, MAX_DEPTH};
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
 
 /// Whether the document text passes both [`super::shape`] and [`super::ranges`]: the same schema,
 /// the same rules for the same values, the same depth limit.
@@ -31,25 +28,7 @@ pub(crate) fn text_passes(json: &str) -> bool {
     walked.is_ok() && de.end().is_ok()
 }
 
-/// The nodes met so far, by address (0: no schema): a document meets the same few nodes once
-/// per connection, node or link.
-#[derive(Default)]
-struct Memo(RefCell<HashMap<usize, Rc<NodeInfo>>>);
-
-impl Memo {
-    fn node(&self, schema: Option<&'static Value>) -> Rc<NodeInfo> {
-        let at = schema.map_or(0, |s| s as *const Value as usize);
-        if let Some(n) = self.0.borrow().get(&at) {
-            return n.clone();
-        }
-        let node = Rc::new(NodeInfo::new(schema));
-        self.0.borrow_mut().insert(at, node.clone());
-        node
-    }
-}
-
-/// One value of the text and its schema, at `depth` levels of nesting (the root is at 0), as
-/// [`super::walk`] visits a value of the tree.
+/// The walk at one value: its schema node (the tree walk's memo of nodes shared), its depth.
 struct Text<'m> {
     schema: Option<&'static Value>,
     depth: usize,
