@@ -114,7 +114,7 @@ pub(crate) const T_LANE: u32 = 9;
 /// Tags from here on have their event in the side table.
 const T_SIDE: u32 = 10;
 /// No lane.
-const NO_LANE: u32 = u32::MAX;
+pub(crate) const NO_LANE: u32 = u32::MAX;
 
 /// The variant tag of an event code.
 #[inline(always)]
@@ -217,7 +217,7 @@ impl EventQueue {
         }
     }
 
-    /// Put endpoint `e`'s timers in lane `lane_of[e]` (`u32::MAX`: none), lanes numbered from 0.
+    /// Put endpoint `e`'s timers in lane `lane_of[e]` ([`NO_LANE`]: none), lanes numbered from 0.
     /// Give a lane only endpoints whose successive timers come in increasing time order
     /// together (see "Lanes" above); the order of events is exact whatever the lanes, only the
     /// work differs. Entries pending already stay where they are.

@@ -546,7 +546,7 @@ fn timer_lanes(sim: &mut Simulation) {
         .map(|ep| {
             rate(ep)
                 .and_then(|r| sources.get(&r).copied())
-                .unwrap_or(u32::MAX)
+                .unwrap_or(crate::engine::NO_LANE)
         })
         .collect();
     sim.queue.set_lanes(lane_of);

@@ -111,17 +111,10 @@ impl Port {
     /// and the cells sent per interval), no shared buffer (other ports read its occupancy), no
     /// impairment (its draws and drops happen at transmission), and a link delay above zero
     /// (then a waiting cell enters a non-empty link, and its `Arrive` event is scheduled at the
-    /// same moment as with a `PortTx` event; see `sim/forward.rs`).
+    /// same moment as with a `PortTx` event; see `sim/forward.rs`): what [`Port::may_defer`]
+    /// asks, with one category and no ABR scheme besides.
     pub(crate) fn may_compute(&self, one_category: Option<u8>) -> Option<u8> {
-        let c = one_category?;
-        let ok = self.sched.is_strict()
-            && self.frames.is_none()
-            && self.credit_node == NONE
-            && self.scheme.is_none()
-            && self.group == NONE
-            && self.link.impair.is_none()
-            && self.link.delay_ps > 0;
-        ok.then_some(c)
+        one_category.filter(|_| self.scheme.is_none() && self.may_defer())
     }
 
     /// A computed departure (`Simulation::enqueue`): `cell` has just been counted as waiting
@@ -226,11 +219,7 @@ impl Port {
             self.mark_queue(s);
             let cls = self.computed_cls as usize;
             self.queue.count_out(cls);
-            if cls < crate::scenario::Category::Abr as usize {
-                self.hp_tx += 1;
-            }
-            self.stats.tx_cells += 1;
-            self.stats.tx_total += 1;
+            self.count_start(cls);
             n += 1;
         }
         n
@@ -264,16 +253,23 @@ impl Port {
     /// end of transmission, the counters. Returns when the cell reaches the far node.
     #[inline(always)]
     pub(crate) fn start_on_line(&mut self, now: SimTime, cls: usize) -> SimTime {
-        if cls < crate::scenario::Category::Abr as usize {
-            self.hp_tx += 1;
-        }
         if now > self.busy_until {
             self.pacer.start(now);
         }
         let end = self.pacer.advance();
         self.busy_until = end;
+        self.count_start(cls);
+        end + self.link.delay_ps
+    }
+
+    /// A cell of category `cls` starts on the line: the cells sent (those of categories above
+    /// ABR apart, which ERICA reads).
+    #[inline(always)]
+    fn count_start(&mut self, cls: usize) {
+        if cls < crate::scenario::Category::Abr as usize {
+            self.hp_tx += 1;
+        }
         self.stats.tx_cells += 1;
         self.stats.tx_total += 1;
-        end + self.link.delay_ps
     }
 }

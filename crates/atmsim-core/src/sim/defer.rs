@@ -36,7 +36,6 @@
 //! categories at 10 s and seed 000's sat-sat at 20 s (3 seeds) against the engine before.
 //! `run.departures = "events"` brings back a `PortTx` event per waiting cell at every port.
 
-use crate::scenario::Category;
 use crate::sim::*;
 use crate::wire::Cell;
 
@@ -111,20 +110,14 @@ impl Simulation {
                 .queue
                 .pop(cls)
                 .expect("the scheduler picks a non-empty category");
-            if cls < Category::Abr as usize {
-                port.hp_tx += 1;
-            }
-            // the line was busy until S: the pacer goes on
-            let end = port.pacer.advance();
-            port.busy_until = end;
-            port.stats.tx_cells += 1;
-            port.stats.tx_total += 1;
+            // the line was busy until S: the pacer goes on (no restart at S)
+            let at = port.start_on_line(start, cls);
             n += 1;
             debug_assert!(
                 port.link.arrive_pending,
                 "a deferred start finds the cell ahead on the link"
             );
-            port.link.pipe.push_back((end + port.link.delay_ps, cell));
+            port.link.pipe.push_back((at, cell));
             // `port_tx` schedules the next start now if cells are left
             port.tx_at = start;
         }
