@@ -23,6 +23,15 @@ pub struct AbrDest {
     pub tcp: Option<Box<TcpReceiver>>,
 }
 
+impl AbrDest {
+    /// The end of warm-up: the TCP receiver's in-order bytes, kept for the summary.
+    pub fn mark_warmup(&mut self) {
+        if let Some(r) = &mut self.tcp {
+            r.mark = r.rcv_nxt;
+        }
+    }
+}
+
 impl Application for AbrDest {
     fn on_timer(&mut self, ctx: &mut Ctx) {
         if let Some(r) = &mut self.tcp {

@@ -175,6 +175,8 @@ pub struct AbrSource {
     /// opportunity at an unchanged rate does not divide and round again ([`interval_ps`]);
     /// the rate is NaN until the first.
     gap: (f64, SimTime),
+    /// The ACR integral at the end of warm-up.
+    pub acr_mark: f64,
 }
 
 impl AbrSource {
@@ -222,6 +224,7 @@ impl AbrSource {
             brm_sent: 0,
             brm_overwritten: 0,
             gap: (f64::NAN, 0),
+            acr_mark: 0.0,
         }
     }
 
@@ -246,6 +249,14 @@ impl AbrSource {
         match &self.feed {
             Feed::Tcp(f) => Some(&f.tcp),
             _ => None,
+        }
+    }
+
+    /// The end of warm-up: the ACR integral and the TCP feed's counters, kept for the summary.
+    pub fn mark_warmup(&mut self, now: SimTime) {
+        self.acr_mark = self.acr_integral(now).0;
+        if let Feed::Tcp(f) = &mut self.feed {
+            f.tcp.mark = f.tcp.stats.clone();
         }
     }
 

@@ -84,8 +84,6 @@ impl Builder<'_> {
             app,
             rng: LazyRng::new(self.sc.run.seed, &key),
             timer_at: None,
-            acr_mark: 0.0,
-            tcp_mark: None,
             conn: 0,
         }
     }
@@ -163,18 +161,12 @@ impl Builder<'_> {
                         flows[fwd].sar.framed = true;
                         flows[rev].sar.framed = true;
                         let r = TcpEnd::receiver(tcp_params(&c.source));
-                        Some((
-                            AnySource::Transport(AnyTransport::Tcp(Box::new(r))),
-                            "tcp_receiver",
-                        ))
+                        Some((raw_end(AnyTransport::Tcp(Box::new(r))), "tcp_receiver"))
                     } else if xtpx {
                         flows[fwd].sar.framed = true;
                         flows[rev].sar.framed = true;
                         let r = XtpxEnd::receiver(xtpx_params(&c.source));
-                        Some((
-                            AnySource::Transport(AnyTransport::Xtpx(Box::new(r))),
-                            "xtpx_receiver",
-                        ))
+                        Some((raw_end(AnyTransport::Xtpx(Box::new(r))), "xtpx_receiver"))
                     } else {
                         c.reverse_source
                             .as_ref()
@@ -343,9 +335,10 @@ impl Builder<'_> {
                 .map(tcp_params),
         );
         let end = |send: Option<&TcpParams>, recv: Option<&TcpParams>| {
-            AnySource::Transport(AnyTransport::Tcp(Box::new(TcpEnd {
+            raw_end(AnyTransport::Tcp(Box::new(TcpEnd {
                 sender: send.map(|p| TcpSender::new(p.clone())),
                 receiver: recv.map(|p| TcpReceiver::new(p.clone())),
+                idle_restart: crate::transport::tcp::IdleRestart::Never,
             })))
         };
         let dst = flows[fwd].rx_endpoint(0) as usize; // connection 0's receiving end
@@ -374,7 +367,7 @@ impl Builder<'_> {
     ) {
         let p = xtpx_params(&c.source);
         for k in 1..c.source.bundle as u16 {
-            let end = |e: XtpxEnd| AnySource::Transport(AnyTransport::Xtpx(Box::new(e)));
+            let end = |e: XtpxEnd| raw_end(AnyTransport::Xtpx(Box::new(e)));
             let pair = (
                 end(XtpxEnd::sender(p.clone())),
                 end(XtpxEnd::receiver(p.clone())),
@@ -488,215 +481,4 @@ impl Builder<'_> {
     }
 }
 
-/// The scenario's traces as shared slices, one per name.
-pub(crate) fn traces(sc: &Scenario) -> BTreeMap<String, Arc<[u32]>> {
-    sc.traces
-        .iter()
-        .map(|(k, t)| (k.clone(), t.frames.iter().map(|&b| b as u32).collect()))
-        .collect()
-}
 
-impl Builder<'_> {
-    /// A video stream (seed 004) on flow `fwd`: its sender (trace player over UDP) and its
-    /// receiver (UDP reassembly, frame metrics) on the same flow. The offset into the trace and
-    /// the phase of the first frame come from the stream `connections.NAME.video`.
-    fn video(
-        &self,
-        c: &ConnectionSpec,
-        fwd: usize,
-        flows: &mut Vec<Flow>,
-        endpoints: &mut Vec<Endpoint>,
-    ) {
-        use crate::app::video::FramePlayer;
-        use crate::host::video::{VideoReceiver, VideoSender};
-        use crate::metrics::FrameMetrics;
-        use crate::transport::udp::{UdpReceiver, UdpSender};
-        use rand::RngExt;
-        let s = &c.source;
-        let v = s
-            .video
-            .as_ref()
-            .expect("validated: video needs source.video");
-        let sizes = self.traces[&v.trace].clone();
-        let interval = 1e12 / v.frame_rate;
-        let (offset, phase) = if v.random_offset {
-            let mut r = stream(self.sc.run.seed, &format!("connections.{}.video", c.name));
-            let k = r.random_range(0..sizes.len());
-            let ph = (r.random::<f64>() * interval) as SimTime;
-            (k, ph)
-        } else {
-            (0, 0)
-        };
-        let t0 = secs_to_ps(s.start_s) + phase;
-        let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-        let player = FramePlayer::new(sizes, v.frame_rate, offset, t0, stop);
-        let first_frame = player.first_at_or_after(secs_to_ps(self.sc.run.warmup_s));
-        flows[fwd].sar.framed = true;
-        let metrics = FrameMetrics::new(interval, v.playout_intervals, first_frame);
-        if v.transport == crate::scenario::VideoTransportSpec::Tcp {
-            return self.video_tcp(c, fwd, flows, endpoints, player, first_frame, metrics);
-        }
-        let tx = VideoSender {
-            player: player.clone(),
-            udp: UdpSender::new(v.mtu_bytes as u32),
-            first_frame,
-        };
-        let rx = VideoReceiver {
-            udp: UdpReceiver::default(),
-            metrics,
-            schedule: player,
-        };
-        let key = format!("connections.{}.source", c.name);
-        endpoints.push(self.endpoint(fwd, AnySource::VideoTx(Box::new(tx)), key));
-        flows[fwd].set_rx(0, endpoints.len() as u32);
-        let key = format!("connections.{}.video_receiver", c.name);
-        endpoints.push(self.endpoint(fwd, AnySource::VideoRx(Box::new(rx)), key));
-    }
-
-    /// A video stream over TCP (seed 004 Experiment 4): the sender writes each frame into its
-    /// socket on flow `fwd`, the receiver reads the byte stream and sends its ACKs on the
-    /// reverse flow, as for `source.kind = "tcp"` (parameters `source.tcp`).
-    #[allow(clippy::too_many_arguments)]
-    fn video_tcp(
-        &self,
-        c: &ConnectionSpec,
-        fwd: usize,
-        flows: &mut Vec<Flow>,
-        endpoints: &mut Vec<Endpoint>,
-        player: crate::app::video::FramePlayer,
-        first_frame: u64,
-        metrics: crate::metrics::FrameMetrics,
-    ) {
-        use crate::host::socket::Socket;
-        use crate::host::video_tcp_rx::TcpVideoReceiver;
-        use crate::host::video_tcp_tx::TcpVideoSender;
-        let mut p = tcp_params(&c.source);
-        p.workload = crate::transport::tcp::Workload::App;
-        let route: Vec<String> = c.route.iter().rev().cloned().collect();
-        let rev = flows.len();
-        flows.push(self.flow(
-            format!("{}.reverse", c.name),
-            &route,
-            c.category,
-            None,
-            false,
-        ));
-        flows[fwd].pair = rev as u32;
-        flows[rev].pair = fwd as u32;
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
-        let tx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone()))));
-        let rx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::receiver(p))));
-        let tx = TcpVideoSender::new(player.clone(), tx_sock, first_frame);
-        let rx = TcpVideoReceiver::new(rx_sock, metrics, player);
-        let src = endpoints.len();
-        let key = format!("connections.{}.source", c.name);
-        endpoints.push(self.endpoint(fwd, AnySource::VideoTcpTx(Box::new(tx)), key));
-        flows[fwd].set_rx(0, endpoints.len() as u32);
-        flows[rev].set_rx(0, src as u32);
-        let key = format!("connections.{}.video_receiver", c.name);
-        endpoints.push(self.endpoint(rev, AnySource::VideoTcpRx(Box::new(rx)), key));
-    }
-}
-
-impl Builder<'_> {
-    /// A workload (`source.kind = "workload"`): the flows both ways, the initiator at the
-    /// source and the responder at the destination, each with K duplex TCP sockets (connection k
-    /// of the bundle is socket k at both ends; every connection's frames reach the one endpoint
-    /// at the far end, which hands them to socket `SegHdr::conn`).
-    fn workload(
-        &self,
-        c: &ConnectionSpec,
-        fwd: usize,
-        flows: &mut Vec<Flow>,
-        endpoints: &mut Vec<Endpoint>,
-    ) {
-        use crate::host::socket::Socket;
-        use crate::host::workload::{IdleRestart, Restart, Role, WorkloadHost, WorkloadParams};
-        use crate::scenario::{IdleRestartSpec, RestartSpec, WorkloadTransport};
-        use crate::transport::xtpx::{XtpxReceiver, XtpxSender};
-        let w = c.source.workload.as_ref().expect("validated: workload");
-        let script = Arc::new(w.parsed());
-        let k = w.connections(&script);
-        let mut p = tcp_params(&c.source);
-        p.workload = crate::transport::tcp::Workload::App;
-        let xp = (w.transport == WorkloadTransport::Xtpx).then(|| {
-            let mut x = xtpx_params(&c.source);
-            x.workload = crate::transport::xtpx::Workload::App;
-            x
-        });
-        // one duplex end of the chosen transport
-        let end = || match w.transport {
-            WorkloadTransport::Tcp => {
-                AnyTransport::Tcp(Box::new(TcpEnd::duplex(p.clone(), p.clone())))
-            }
-            WorkloadTransport::Xtpx => {
-                let x = xp.clone().expect("xtpx parameters");
-                AnyTransport::Xtpx(Box::new(XtpxEnd {
-                    sender: Some(XtpxSender::new(x.clone())),
-                    receiver: Some(XtpxReceiver::new(x)),
-                }))
-            }
-        };
-        let params = WorkloadParams {
-            restart: match w.restart {
-                RestartSpec::Run => Restart::Run,
-                RestartSpec::Never => Restart::Never,
-            },
-            idle: match w.idle_restart {
-                IdleRestartSpec::Rto => IdleRestart::Rto,
-                IdleRestartSpec::Always => IdleRestart::Always,
-                IdleRestartSpec::Never => IdleRestart::Never,
-            },
-            control_bytes: w.control_bytes as u64,
-            start: secs_to_ps(c.source.start_s),
-            transport: match w.transport {
-                WorkloadTransport::Tcp => "tcp",
-                WorkloadTransport::Xtpx => "xtpx",
-            },
-        };
-        let route: Vec<String> = c.route.iter().rev().cloned().collect();
-        let rev = flows.len();
-        flows.push(self.flow(
-            format!("{}.reverse", c.name),
-            &route,
-            c.category,
-            None,
-            false,
-        ));
-        flows[fwd].pair = rev as u32;
-        flows[rev].pair = fwd as u32;
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
-        let seed = self.sc.run.seed;
-        let host = |role| {
-            let socks = (0..k).map(|_| Socket::new(end())).collect();
-            // both ends draw sizes from the same stream per connection
-            let shared = (0..k)
-                .map(|i| stream(seed, &format!("connections.{}.workload#{i}", c.name)))
-                .collect();
-            AnySource::Workload(Box::new(WorkloadHost::new(
-                role,
-                script.clone(),
-                params,
-                socks,
-                shared,
-            )))
-        };
-        let (a, b) = (endpoints.len(), endpoints.len() + 1);
-        endpoints.push(self.endpoint(
-            fwd,
-            host(Role::Initiator),
-            format!("connections.{}.source", c.name),
-        ));
-        endpoints.push(self.endpoint(
-            rev,
-            host(Role::Responder),
-            format!("connections.{}.responder", c.name),
-        ));
-        for i in 0..k as u16 {
-            flows[fwd].set_rx(i, b as u32);
-            flows[rev].set_rx(i, a as u32);
-        }
-    }
-}

@@ -6,16 +6,18 @@
 //! a validated scenario ([`crate::scenario::parse`]).
 
 mod connection;
+mod host;
 mod port;
 
 pub(crate) use connection::Builder;
+pub(crate) use host::{host, traces};
 
 use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
 use crate::app::mpeg2::Multiplex;
 use crate::app::{AnyApp, Asks};
 use crate::app::{Application, Cbr, Ctx, OnOff};
+use crate::transport::tcp::TcpSender;
 use crate::engine::{Event, EventQueue};
-use crate::host::stream::StreamWriter;
 use crate::host::{AnySource, Socket};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
@@ -45,18 +47,17 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
             let tsdu = s.tcp.as_ref().and_then(|t| t.tsdu_bytes);
             let end = AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone())));
             let Some(tsdu) = tsdu else {
-                return AnySource::Transport(end);
+                return raw_end(end);
             };
             // a TSDU writer through a socket; its send buffer is the window unless the host
-            // model sets one (finish_build)
+            // model sets one (host_models)
             let mut sock = Socket::new(end);
             sock.send_buffer = p.window.max(tsdu as u64);
-            return AnySource::Stream(Box::new(StreamWriter::new(sock, tsdu as u64, p.start)));
+            let w = crate::app::writer::Writer::new(tsdu as u64, p.start);
+            return host(AnyApp::Writer(Box::new(w)), sock);
         }
         SourceKind::Xtpx => {
-            return AnySource::Transport(AnyTransport::Xtpx(Box::new(XtpxEnd::sender(
-                xtpx_params(s),
-            ))))
+            return raw_end(AnyTransport::Xtpx(Box::new(XtpxEnd::sender(xtpx_params(s)))))
         }
         // a stream and its receiver are built with the connection (build/connection.rs), which
         // knows the traces; validation keeps video off ABR and switched calls
@@ -87,6 +88,13 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         )),
     };
     AnySource::App(app)
+}
+
+/// A raw transport end (`source.kind = "tcp"` or `"xtpx"` without TSDUs): the transport sends
+/// its own workload (an infinite file or a number of bytes), and the application above reads
+/// whatever arrives.
+pub(crate) fn raw_end(t: AnyTransport) -> AnySource {
+    host(AnyApp::Reader(crate::app::reader::Reader), Socket::new(t))
 }
 
 pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
@@ -151,6 +159,12 @@ pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> Abr
 pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
     let start = secs_to_ps(s.start_s);
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    if s.kind == SourceKind::Tcp {
+        return Feed::Tcp(Box::new(TcpFeed {
+            tcp: TcpSender::new(tcp_params(s)),
+            queue: Default::default(),
+        }));
+    }
     match source_app(s, 0.0) {
         AnySource::App(AnyApp::Idle) => Feed::Persistent {
             start: SimTime::MAX,
@@ -160,10 +174,6 @@ pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
             Feed::Persistent { start, stop }
         }
         AnySource::App(a) => Feed::App(a),
-        AnySource::Transport(AnyTransport::Tcp(t)) => Feed::Tcp(Box::new(TcpFeed {
-            tcp: t.sender.expect("a TCP source sends"),
-            queue: Default::default(),
-        })),
         _ => {
             unreachable!("validated: over ABR a source spec builds an application or a TCP sender")
         }
@@ -278,7 +288,7 @@ impl Simulation {
         let mut endpoints: Vec<Endpoint> = Vec::with_capacity(sc.connections.len());
         let mut monitors: Vec<Monitor> = Vec::new();
         let mut ports = ports;
-        let traces = crate::build::connection::traces(sc);
+        let traces = traces(sc);
         let b = Builder {
             traces: &traces,
             sc,
@@ -525,10 +535,7 @@ impl Simulation {
 /// The event queue's lanes (`engine.rs`, "Lanes"): one per rate of CBR (and persistent)
 /// sources, for the rates of more than one source. Only the work of the queue depends on it.
 fn timer_lanes(sim: &mut Simulation) {
-    let rate = |ep: &Endpoint| match &ep.app {
-        AnySource::App(AnyApp::Cbr(c)) => Some(c.rate_bps()),
-        _ => None,
-    };
+    let rate = |ep: &Endpoint| ep.app.cbr_rate_bps();
     let mut sources: BTreeMap<u64, u32> = BTreeMap::new();
     for r in sim.endpoints.iter().filter_map(rate) {
         *sources.entry(r).or_default() += 1;
@@ -627,9 +634,6 @@ mod tests {
 /// the flow it sends on, or, receiving only, at the last node of the flow it receives.
 fn host_models(sim: &mut Simulation, sc: &Scenario) {
     use crate::host::cpu::{HostCpu, HostParams};
-    use crate::host::endpoint::{
-        each_socket, host_use, tcp_receiver_mut, video_tcp_socket_mut, HostUse,
-    };
     let mut node_cpu = vec![NONE; sim.nodes.len()];
     for (i, n) in sc.nodes.iter().enumerate() {
         let Some(h) = &n.host else { continue };
@@ -666,28 +670,15 @@ fn host_models(sim: &mut Simulation, sc: &Scenario) {
         }
     }
     sim.hosts.ep_cpu = vec![NONE; sim.endpoints.len()];
-    sim.hosts.send_log = vec![Default::default(); sim.endpoints.len()];
-    sim.hosts.reading = vec![false; sim.endpoints.len()];
     for (e, ep) in sim.endpoints.iter_mut().enumerate() {
         let c = node_cpu[ep_node[e] as usize];
-        if c == NONE || host_use(&ep.app).0 == HostUse::None {
+        // cell-level applications and ABR end systems do not use the host's protocol stack
+        let (true, Some(h)) = (c != NONE, ep.app.host_mut()) else {
             continue;
-        }
+        };
         sim.hosts.ep_cpu[e] = c;
-        if let Some(r) = tcp_receiver_mut(&mut ep.app) {
-            r.app_reads = true; // the window is the free receive buffer
-        }
         // every socket's writes and reads are system calls on the host's CPU, and sockets get
         // the host's send buffer (docs/hosts.md, docs/workloads.md)
-        let sb = sim.hosts.cpus[c as usize].p.send_buffer;
-        each_socket(&mut ep.app, |_, s| {
-            s.gated = true;
-            if sb != u64::MAX {
-                s.send_buffer = sb;
-            }
-        });
-        if let Some(sock) = video_tcp_socket_mut(&mut ep.app) {
-            sock.send_buffer = sim.hosts.cpus[c as usize].p.send_buffer;
-        }
+        h.gate(sim.hosts.cpus[c as usize].p.send_buffer);
     }
 }

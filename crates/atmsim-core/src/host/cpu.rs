@@ -80,9 +80,6 @@ pub enum Job {
     /// A write (`read` false) or read system call on socket `conn` of endpoint `ep` (its
     /// per-TSDU cost): then the socket lets it take effect and the application is woken.
     Call { ep: u32, conn: u16, read: bool },
-    /// A read system call of raw transport endpoint `ep`: then the application has read everything
-    /// delivered to it, which frees its receive buffer (the TCP window).
-    ReadStream { ep: u32 },
     /// A system call whose only effect is its time.
     Charge,
 }

@@ -38,6 +38,8 @@ pub struct Socket {
     wr_left: u64,
     /// The read system call's state.
     rd: Call,
+    /// When the last frame arrived (BSD resets `t_idle` on every segment).
+    pub last_rx: SimTime,
 }
 
 /// A system call through a gated socket.
@@ -72,7 +74,37 @@ impl Socket {
             wr: Call::Idle,
             wr_left: 0,
             rd: Call::Idle,
+            last_rx: 0,
         }
+    }
+
+    /// The host has a model (docs/hosts.md): a stream socket's writes and reads become system
+    /// calls served by the host's CPU, its send buffer is the host's (`send_buffer`, unless
+    /// unlimited), and with `app_reads` its TCP advertises the free receive buffer and sends
+    /// window updates when reads open it. A datagram socket is left as it is: its sends cost
+    /// the packets' send processing, and its receive buffer and read system call are the host
+    /// model's (`sim/host.rs`).
+    pub fn gate(&mut self, send_buffer: u64, app_reads: bool) {
+        if self.is_datagram() {
+            return;
+        }
+        self.gated = true;
+        if send_buffer != u64::MAX {
+            self.send_buffer = send_buffer;
+        }
+        if app_reads {
+            self.transport.set_app_reads();
+        }
+    }
+
+    /// The socket carries messages (datagrams), not a byte stream.
+    pub fn is_datagram(&self) -> bool {
+        self.transport.is_datagram()
+    }
+
+    /// The oldest complete message not yet taken (datagram sockets): (number, bytes).
+    pub fn take_message(&mut self) -> Option<(u32, u32)> {
+        self.transport.take_message()
     }
 
     /// Gated: the system calls asked since the last look, now queued.
@@ -112,6 +144,7 @@ impl Socket {
     }
     /// See [`crate::transport::Transport::on_frame`].
     pub fn on_frame(&mut self, now: SimTime, sdu: u32, seg: SegHdr, out: &mut impl SegmentOut) {
+        self.last_rx = now;
         self.transport.on_frame(now, sdu, seg, out)
     }
 
@@ -120,6 +153,11 @@ impl Socket {
     /// once its system call has been served (0 until then; the call begins only when the send
     /// buffer has room, as BSD `sosend` blocks before copying), the rest of it as room frees.
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) -> u64 {
+        if self.is_datagram() {
+            // one message, sent whole (an empty message too): nothing is buffered
+            self.transport.write(now, bytes, out);
+            return bytes;
+        }
         let mut n = bytes.min(self.send_room());
         if self.gated {
             match self.wr {

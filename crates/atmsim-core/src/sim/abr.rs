@@ -2,7 +2,6 @@
 //! coupling of a VS/VD switch's two segments.
 
 use crate::engine::Event;
-use crate::host::AnySource;
 use crate::scenario::Category;
 use crate::sim::*;
 use crate::time::*;
@@ -66,7 +65,7 @@ impl Simulation {
     pub(crate) fn couple_vd(&mut self, vs: u32, next: u32, drain_s: f64, brm: &mut Cell) {
         let fp = self.flows[next as usize].ports[0];
         self.abr_feedback(fp, next, brm);
-        if let AnySource::Abr(a) = &self.endpoints[vs as usize].app {
+        if let Some(a) = self.endpoints[vs as usize].app.abr() {
             let drain = if drain_s > 0.0 {
                 let q_mbps = a.backlog as f64 * 424.0 / drain_s / 1e6;
                 (a.acr - q_mbps).max(0.5 * a.acr)

@@ -7,29 +7,21 @@
 //! `per_tsdu`, the socket is granted and the application woken; `host/socket.rs`). Without host
 //! models nothing here runs.
 
-use crate::app::{Application, Asks, Ctx};
+use crate::app::{Asks, Ctx};
 use crate::engine::Event;
 use crate::host::cpu::{HostCpu, Job};
-use crate::host::endpoint::{
-    each_socket, host_use, read_all, video_keep_up, video_sender, wake, HostUse,
-};
+use crate::host::Host;
 use crate::net::NONE;
 use crate::sim::*;
 use crate::wire::SegHdr;
 
-pub use crate::host::video::SendLog;
-
-/// The engine's host models: one CPU per host node with a model, which CPU serves each
-/// endpoint, and the video senders' logs.
+/// The engine's host models: one CPU per host node with a model, and which CPU serves each
+/// endpoint.
 #[derive(Default)]
 pub struct Hosts {
     pub cpus: Vec<HostCpu>,
     /// By endpoint: its CPU (NONE: the ideal host).
     pub ep_cpu: Vec<u32>,
-    /// By endpoint: the keep-up log (video senders on a host with a model).
-    pub send_log: Vec<SendLog>,
-    /// By endpoint: a stream receiver's read system call is under way.
-    pub reading: Vec<bool>,
 }
 
 impl Simulation {
@@ -50,7 +42,7 @@ impl Simulation {
 
     /// A frame of endpoint `e` on a host with a model: its send processing first.
     pub(crate) fn host_tx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
-        let (_, hdr) = host_use(&self.endpoints[e as usize].app);
+        let hdr = self.header_bytes(e);
         let cost = self.hosts.cpus[c as usize]
             .p
             .send_cost(sdu.saturating_sub(hdr) as u64);
@@ -59,38 +51,46 @@ impl Simulation {
 
     /// An intact frame for endpoint `e` on a host with a model: its receive processing first.
     pub(crate) fn host_rx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
-        let (_, hdr) = host_use(&self.endpoints[e as usize].app);
+        let hdr = self.header_bytes(e);
         let cost = self.hosts.cpus[c as usize]
             .p
             .recv_cost(sdu.saturating_sub(hdr) as u64);
         self.cpu_push(c, 0, cost, Job::Rx { ep: e, sdu, seg });
     }
 
+    /// Header bytes of endpoint `e`'s frames that its host's per-byte costs leave out.
+    fn header_bytes(&self, e: u32) -> u32 {
+        self.endpoints[e as usize].app.host().map_or(0, Host::header_bytes)
+    }
+
     /// After any call of endpoint `e` on a host with a model: the write and read system calls
     /// its sockets asked for are queued on the CPU's application level (`per_tsdu` each).
     pub(crate) fn host_after_call(&mut self, c: u32, e: u32) {
         let mut asked: Vec<Job> = Vec::new(); // allocates only when a call was asked
-        each_socket(&mut self.endpoints[e as usize].app, |conn, s| {
-            let a = s.take_asks();
-            for (yes, read) in [(a.write, false), (a.read, true)] {
-                if yes {
-                    asked.push(Job::Call { ep: e, conn, read });
+        if let Some(h) = self.endpoints[e as usize].app.host_mut() {
+            h.take_asks(|conn, a| {
+                for (yes, read) in [(a.write, false), (a.read, true)] {
+                    if yes {
+                        asked.push(Job::Call { ep: e, conn, read });
+                    }
                 }
-            }
-        });
+            });
+        }
         let cost = self.hosts.cpus[c as usize].p.per_tsdu;
         for j in asked {
             self.cpu_push(c, 1, cost, j);
         }
     }
 
-    /// Call endpoint `e` with `f` and carry out what it asked.
-    fn host_call(&mut self, e: u32, f: impl FnOnce(&mut crate::host::AnySource, &mut Ctx)) {
+    /// Call endpoint `e`'s host with `f` and carry out what it asked.
+    fn host_call(&mut self, e: u32, f: impl FnOnce(&mut Host, &mut Ctx)) {
         let now = self.now;
         let ep = &mut self.endpoints[e as usize];
         let mut asks = Asks::default();
         let mut ctx = Ctx::new(now, &mut ep.rng, &mut asks);
-        f(&mut ep.app, &mut ctx);
+        if let Some(h) = ep.app.host_mut() {
+            f(h, &mut ctx);
+        }
         self.apply(e, &asks);
     }
 
@@ -109,16 +109,12 @@ impl Simulation {
                 if warm {
                     self.hosts.cpus[c as usize].stats.packets_sent += 1;
                 }
-                let e = &self.endpoints[ep as usize];
+                let e = &mut self.endpoints[ep as usize];
                 let flow = e.flow;
-                if video_sender(&e.app).is_some() && seg.ack >> 16 == 0 && warm {
-                    // the first datagram of a frame reaches the adapter
-                    let log = &mut self.hosts.send_log[ep as usize];
-                    if log.frames == 0 {
-                        log.first = now;
-                    }
-                    log.frames += 1;
-                    log.last = now;
+                if let Some(h) = e.app.host_mut() {
+                    // the packet reaches the adapter (the application hears of a message's
+                    // first: seed 004's keep-up rule)
+                    h.packet_out(now, seg, warm);
                 }
                 for (len, eof) in Sar::frame(sdu) {
                     self.emit_cell(flow, len, eof, seg);
@@ -128,9 +124,12 @@ impl Simulation {
                 if warm {
                     self.hosts.cpus[c as usize].stats.packets_received += 1;
                 }
-                let (usage, hdr) = host_use(&self.endpoints[ep as usize].app);
-                if usage == HostUse::Datagram {
-                    let bytes = sdu.saturating_sub(hdr) as u64;
+                let datagram = self.endpoints[ep as usize]
+                    .app
+                    .host()
+                    .is_some_and(Host::is_datagram);
+                if datagram {
+                    let bytes = sdu.saturating_sub(self.header_bytes(ep)) as u64;
                     let cpu = &mut self.hosts.cpus[c as usize];
                     if cpu.hold(ep, bytes, warm) {
                         let cost = cpu.p.per_tsdu;
@@ -138,45 +137,21 @@ impl Simulation {
                     }
                     return;
                 }
-                self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
-                let raw = matches!(
-                    self.endpoints[ep as usize].app,
-                    crate::host::AnySource::Transport(_)
-                );
-                if raw && seg.has_data() && !self.hosts.reading[ep as usize] {
-                    // the receiving application wakes up and reads (docs/hosts.md)
-                    self.hosts.reading[ep as usize] = true;
-                    let cost = self.hosts.cpus[c as usize].p.per_tsdu;
-                    self.cpu_push(c, 1, cost, Job::ReadStream { ep });
-                }
+                self.host_call(ep, |h, ctx| h.on_frame(ctx, sdu, seg));
             }
             Job::Read { ep, sdu, seg } => {
-                let (_, hdr) = host_use(&self.endpoints[ep as usize].app);
+                let hdr = self.header_bytes(ep);
                 self.hosts.cpus[c as usize].release(ep, sdu.saturating_sub(hdr) as u64);
                 if warm {
                     self.hosts.cpus[c as usize].stats.syscalls += 1;
                 }
-                self.host_call(ep, |app, ctx| app.on_frame(ctx, sdu, seg));
+                self.host_call(ep, |h, ctx| h.on_frame(ctx, sdu, seg));
             }
             Job::Call { ep, conn, read } => {
                 if warm {
                     self.hosts.cpus[c as usize].stats.syscalls += 1;
                 }
-                self.host_call(ep, |app, ctx| {
-                    each_socket(app, |k, s| {
-                        if k == conn {
-                            s.grant(read);
-                        }
-                    });
-                    wake(app, ctx);
-                });
-            }
-            Job::ReadStream { ep } => {
-                self.hosts.reading[ep as usize] = false;
-                if warm {
-                    self.hosts.cpus[c as usize].stats.syscalls += 1;
-                }
-                self.host_call(ep, read_all);
+                self.host_call(ep, |h, ctx| h.served(ctx, conn, read));
             }
             Job::Charge => {
                 if warm {
@@ -206,7 +181,7 @@ impl Simulation {
                 if self.hosts.ep_cpu[e] != c as u32 {
                     continue;
                 }
-                let Some((log, interval)) = video_keep_up(&ep.app, self.hosts.send_log[e]) else {
+                let Some((log, interval)) = ep.app.keep_up() else {
                     continue;
                 };
                 let mean = log.mean_send_ps();

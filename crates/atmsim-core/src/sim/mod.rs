@@ -33,18 +33,15 @@ mod piggyback_tests;
 #[cfg(test)]
 mod workload_tests;
 
-pub use crate::host::{
-    tcp_receiver, tcp_sender, xtpx_receiver, xtpx_sender, Endpoint, Sar, Shaper,
-};
+pub use crate::host::{Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CALL_BATCHES};
-pub use host::{Hosts, SendLog};
+pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};
 
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::{self, Event, EventQueue};
-use crate::host::AnySource;
 use crate::metrics::*;
 use crate::net::*;
 use crate::time::*;
@@ -231,10 +228,7 @@ impl Simulation {
             // The CBR / persistent source's call asks for one cell and (unless it is past its
             // stop) its next timer, nothing else: what `apply` does with those asks, in its
             // order (the cell, then the timer), without building them.
-            if let Some(next) = match &mut ep.app {
-                AnySource::App(app) => app.fire_cbr(),
-                _ => None,
-            } {
+            if let Some(next) = ep.app.fire_cbr() {
                 let flow = ep.flow;
                 self.emit(flow);
                 if let Some(t) = next {

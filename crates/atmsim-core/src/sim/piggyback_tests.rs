@@ -4,7 +4,6 @@
 //! segment and clears TF_DELACK), the pure ACKs that remain, determinism.
 
 use crate::build_from_json;
-use crate::host::AnySource;
 use crate::metrics::workload::WorkloadSummary;
 use crate::sim::Simulation;
 use crate::time::CELL_BIT_PS;
@@ -48,12 +47,12 @@ fn workload(sim: &Simulation) -> WorkloadSummary {
 fn acks(sim: &Simulation) -> Vec<(u64, u64, u64)> {
     sim.endpoints
         .iter()
-        .filter_map(|e| match &e.app {
-            AnySource::Workload(w) => Some(w),
-            _ => None,
-        })
-        .map(|w| {
-            let t = w.conns[0].sock.transport.tcp().expect("tcp");
+        .filter_map(|e| e.app.host())
+        .filter(|h| matches!(h.app, crate::app::AnyApp::Workload(_)))
+        .map(|h| {
+            let crate::transport::AnyTransport::Tcp(t) = &h.socks[0].transport else {
+                panic!("tcp")
+            };
             let r = t.receiver.as_ref().expect("duplex");
             let s = t.sender.as_ref().expect("duplex");
             assert_eq!(r.piggybacked_acks, s.stats.segments_sent);

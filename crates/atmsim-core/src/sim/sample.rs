@@ -2,28 +2,28 @@
 //!
 //! The series are the tables of a [`Probes`] store; each model declares its table's columns
 //! beside its state (`Port::PROBES` in `net/port.rs`, `Flow::PROBES` in `net/flow.rs`,
-//! `AbrSource::PROBES` in `abr/source.rs`, `IntervalRecord::PROBES` in
-//! `abr/switch/erica.rs`, `TcpSender::PROBES` in `transport/tcp/sender.rs`) and fills its row in
-//! its own `probe`; sampling only asks each model for its row.
+//! `IntervalRecord::PROBES` in `abr/switch/erica.rs`, the endpoints' tables listed in
+//! `host/endpoint.rs`: ABR sources and each transport's sender) and fills its row in its own
+//! `probe`; sampling only asks each model for its row.
 
-use crate::abr::{AbrSource, IntervalRecord};
+use crate::abr::IntervalRecord;
 use crate::engine::Event;
-use crate::host::AnySource;
+use crate::host::endpoint::TABLES as EP;
 use crate::metrics::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::transport::tcp::TcpSender;
-use crate::transport::xtpx::XtpxSender;
 
 /// The tables of the time series, in the order the store holds them (see the indices below).
 pub const SERIES_TABLES: [&TableDecl; 6] = [
     &Port::PROBES,
     &Flow::PROBES,
-    &AbrSource::PROBES,
+    EP[0],
     &IntervalRecord::PROBES,
-    &TcpSender::PROBES,
-    &XtpxSender::PROBES,
+    EP[1],
+    EP[2],
 ];
+/// Where each of the endpoints' tables (`host::endpoint::TABLES`) is in [`SERIES_TABLES`].
+const EP_AT: [usize; 3] = [ABR_SOURCES, TCP, XTPX];
 /// Positions of the tables in [`SERIES_TABLES`].
 pub(crate) const PORTS: usize = 0;
 pub(crate) const CONNECTIONS: usize = 1;
@@ -51,20 +51,12 @@ impl Simulation {
         let sampled = self.sampled_endpoints.get_or_insert_with(|| {
             // an application on the cells has a row in none of the tables below
             (0..endpoints.len() as u32)
-                .filter(|&e| !matches!(endpoints[e as usize].app, AnySource::App(_)))
+                .filter(|&e| endpoints[e as usize].app.has_rows())
                 .collect()
         });
         for &e in sampled.iter() {
             let ep = &endpoints[e as usize];
-            if let AnySource::Abr(a) = &ep.app {
-                a.probe(series.at(ABR_SOURCES).row(ts, ep.flow));
-            }
-            if let Some(t) = tcp_sender(&ep.app) {
-                t.probe(series.at(TCP).row(ts, ep.flow));
-            }
-            if let Some(x) = xtpx_sender(&ep.app) {
-                x.probe(series.at(XTPX).row(ts, ep.flow));
-            }
+            ep.app.probe(series, &EP_AT, ts, ep.flow);
         }
         // one row per flow, keyed by the flow's index
         let values = self.flow_rx.iter_mut().map(|f| f.probe(interval_s));
@@ -87,25 +79,7 @@ impl Simulation {
             s.drops = [0; DropReason::COUNT];
         }
         for e in &mut self.endpoints {
-            if let AnySource::Abr(a) = &e.app {
-                e.acr_mark = a.acr_integral(now).0;
-            }
-            let sent = tcp_sender(&e.app).map(|t| t.stats.clone());
-            let got = tcp_receiver(&e.app).map(|r| r.rcv_nxt);
-            if sent.is_some() || got.is_some() {
-                e.tcp_mark = Some(Box::new((sent.unwrap_or_default(), got.unwrap_or(0))));
-            }
-            if let Some(x) = match &mut e.app {
-                AnySource::Transport(t) => t.xtpx_mut(),
-                _ => None,
-            } {
-                if let Some(s) = &mut x.sender {
-                    s.mark = s.stats.clone();
-                }
-                if let Some(r) = &mut x.receiver {
-                    r.mark = r.delivered();
-                }
-            }
+            e.app.mark_warmup(now);
         }
         for f in &mut self.flows {
             f.stats.rx_cells_window = 0;

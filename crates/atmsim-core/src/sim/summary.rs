@@ -2,7 +2,6 @@
 
 use crate::abr::AbrSource;
 use crate::cac::CacPolicy;
-use crate::host::AnySource;
 use crate::metrics::*;
 use crate::net::*;
 use crate::sim::*;
@@ -151,39 +150,40 @@ impl Simulation {
                 }
             });
             let on_flow = &by_flow[i];
-            let ep = on_flow
-                .iter()
-                .copied()
-                .find(|e| matches!(e.app, AnySource::Abr(_)));
-            let abr = ep.and_then(|e| match &e.app {
-                AnySource::Abr(a) => Some(a),
-                _ => None,
-            });
-            let acr_mean = ep.zip(abr).and_then(|(e, a)| {
+            let abr = on_flow.iter().find_map(|e| e.app.abr());
+            let acr_mean = abr.and_then(|a| {
                 let (area_end, active) = a.acr_integral(self.now);
                 let active = active?;
                 let (from, area_from) = if active < self.warmup {
-                    (self.warmup, e.acr_mark)
+                    (self.warmup, a.acr_mark)
                 } else {
                     (active, 0.0)
                 };
                 (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
             });
-            // the TCP view of every transport connection sending on this flow, by number
-            let mut tcps: Vec<(u16, TcpSummary)> = on_flow
+            // the endpoints' sections: each transport connection sending on this flow, by
+            // number, and the applications' own
+            let rx_of = |conn: u16| {
+                let r = f.rx_endpoint(conn);
+                (r != NONE).then(|| &self.endpoints[r as usize].app)
+            };
+            let ts = crate::host::endpoint::transport_sections(
+                on_flow.iter().map(|e| (e.conn, &e.app)),
+                rx_of,
+                window_s,
+            );
+            let apps = on_flow
                 .iter()
-                .filter_map(|e| Some((e.conn, self.tcp_summary(i, e, window_s)?)))
-                .collect();
-            tcps.sort_by_key(|t| t.0);
-            let tcp = tcps.first().map(|t| t.1.clone());
-            let tcp_bundle = (tcps.len() > 1).then(|| tcps.into_iter().map(|t| t.1).collect());
-            let mut xtpxs: Vec<(u16, XtpxSummary)> = on_flow
-                .iter()
-                .filter_map(|e| Some((e.conn, self.xtpx_summary(i, e, window_s)?)))
-                .collect();
-            xtpxs.sort_by_key(|t| t.0);
-            let xtpx = xtpxs.first().map(|t| t.1.clone());
-            let xtpx_bundle = (xtpxs.len() > 1).then(|| xtpxs.into_iter().map(|t| t.1).collect());
+                .map(|e| e.app.sections(rx_of(e.conn)))
+                .fold(crate::app::AppSections::default(), |a, b| crate::app::AppSections {
+                    video: a.video.or(b.video),
+                    workload: a.workload.or(b.workload),
+                });
+            let tcp = ts.tcp.first().map(|t| t.1.clone());
+            let tcp_bundle = (ts.tcp.len() > 1).then(|| ts.tcp.into_iter().map(|t| t.1).collect());
+            let xtpx = ts.xtpx.first().map(|t| t.1.clone());
+            let xtpx_bundle =
+                (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
             connections.insert(
                 f.name.clone(),
                 ConnectionSummary {
@@ -191,11 +191,8 @@ impl Simulation {
                     tcp_bundle,
                     xtpx,
                     xtpx_bundle,
-                    video: crate::host::video_ends(by_flow[i].iter().copied(), {
-                        let r = f.rx_endpoint(0);
-                        (r != NONE).then(|| &self.endpoints[r as usize])
-                    }),
-                    workload: self.workload_summary(i, &by_flow),
+                    video: apps.video,
+                    workload: apps.workload,
                     category: f.category.name(),
                     route: self.route_names(i),
                     cells_sent: f.sent,
@@ -354,119 +351,12 @@ impl Simulation {
         ))
     }
 
-    /// The TCP view of flow `i` if a TCP sender sends on it.
-    /// The workload results of flow `i` if its source runs a workload (the initiator on this
-    /// flow, the responder on the paired one).
-    fn workload_summary(
-        &self,
-        i: usize,
-        by_flow: &[Vec<&Endpoint>],
-    ) -> Option<crate::metrics::workload::WorkloadSummary> {
-        use crate::host::workload::{workload_summary, Role, WorkloadHost};
-        let find = |f: usize, role: Role| -> Option<&WorkloadHost> {
-            by_flow.get(f)?.iter().find_map(|e| match &e.app {
-                AnySource::Workload(w) if w.role == role => Some(&**w),
-                _ => None,
-            })
-        };
-        let init = find(i, Role::Initiator)?;
-        let pair = self.flows[i].pair as usize;
-        Some(workload_summary(init, find(pair, Role::Responder)))
-    }
-
-    pub(crate) fn tcp_summary(&self, i: usize, se: &Endpoint, window_s: f64) -> Option<TcpSummary> {
-        let t = tcp_sender(&se.app)?;
-        let rx_e = self.flows[i].rx_endpoint(se.conn);
-        let re = (rx_e != NONE).then(|| &self.endpoints[rx_e as usize]);
-        let r = re.and_then(|e| tcp_receiver(&e.app));
-        let zero = (crate::transport::tcp::TcpStats::default(), 0);
-        let sm = se.tcp_mark.as_deref().unwrap_or(&zero);
-        let rm = re
-            .and_then(|e| e.tcp_mark.as_deref())
-            .map(|m| m.1)
-            .unwrap_or(0);
-        let bytes = r.map(|r| r.rcv_nxt - rm).unwrap_or(0);
-        let rm_share = match &se.app {
-            AnySource::Abr(a) => (a.p.nrm - 1) as f64 / a.p.nrm as f64,
-            _ => 1.0,
-        };
-        let max_payload_fraction =
-            crate::wire::aal5_efficiency(t.p.mss, crate::transport::tcp::TCP_IP_LLC_BYTES)
-                * rm_share;
-        Some(TcpSummary {
-            max_payload_fraction,
-            goodput_mbps: if window_s > 0.0 {
-                bytes as f64 * 8.0 / window_s / 1e6
-            } else {
-                0.0
-            },
-            bytes_delivered: bytes,
-            segments_sent: t.stats.segments_sent - sm.0.segments_sent,
-            retransmitted_segments: t.stats.retransmitted_segments - sm.0.retransmitted_segments,
-            timeouts: t.stats.timeouts - sm.0.timeouts,
-            fast_retransmits: t.stats.fast_retransmits - sm.0.fast_retransmits,
-            cwnd_bytes: t.cwnd,
-            max_cwnd_bytes: t.stats.max_cwnd,
-            ssthresh_bytes: t.ssthresh.min(1 << 40),
-            srtt_ms: t.srtt_s().map(|s| s * 1e3),
-            rto_ms: t.rto() as f64 / 1e9,
-            completed_s: t.done_at.map(ps_to_secs),
-        })
-    }
-
-    /// The XTPX view of the connection sending as `se` on flow `i`, if it is XTPX.
-    pub(crate) fn xtpx_summary(
-        &self,
-        i: usize,
-        se: &Endpoint,
-        window_s: f64,
-    ) -> Option<XtpxSummary> {
-        use crate::transport::xtpx::ErrorControl;
-        let t = xtpx_sender(&se.app)?;
-        let rx_e = self.flows[i].rx_endpoint(se.conn);
-        let r = (rx_e != NONE)
-            .then(|| xtpx_receiver(&self.endpoints[rx_e as usize].app))
-            .flatten();
-        let bytes = r.map(|r| r.delivered() - r.mark).unwrap_or(0);
-        let (now, m) = (&t.stats, &t.mark);
-        let per_s = |b: u64| {
-            if window_s > 0.0 {
-                b as f64 / window_s
-            } else {
-                0.0
-            }
-        };
-        Some(XtpxSummary {
-            goodput_mbps: per_s(bytes) * 8.0 / 1e6,
-            throughput_kbytes_s: per_s(bytes) / 1e3,
-            bytes_delivered: bytes,
-            packets_sent: now.packets_sent - m.packets_sent,
-            retransmitted_packets: now.retransmitted_packets - m.retransmitted_packets,
-            retransmitted_bytes: now.retransmitted_bytes - m.retransmitted_bytes,
-            reports: now.reports - m.reports,
-            go_backs: now.go_backs - m.go_backs,
-            timeouts: now.timeouts - m.timeouts,
-            rate_bytes_per_s: t.p.rate.map(|r| r.bytes_per_s()),
-            burst_bytes: t.p.rate.map(|r| r.burst),
-            interval_ms: t.p.rate.map(|r| r.interval as f64 / 1e9),
-            window_bytes: t.p.window,
-            error_control: match t.p.error_control {
-                ErrorControl::None => "none",
-                ErrorControl::GoBackN => "go_back_n",
-                ErrorControl::SelectiveRepeat => "selective_repeat",
-            },
-            packet_payload_bytes: t.p.max_payload,
-            max_payload_fraction: crate::wire::aal5_efficiency(t.p.max_payload, t.p.header_bytes),
-            completed_s: t.done_at.map(ps_to_secs),
-        })
-    }
-
     /// The ABR source of flow `flow`, if it has one.
     pub fn abr_source(&self, flow: usize) -> Option<&AbrSource> {
-        self.endpoints.iter().find_map(|e| match &e.app {
-            AnySource::Abr(a) if e.flow == flow as u32 => Some(&**a),
-            _ => None,
-        })
+        self.endpoints
+            .iter()
+            .filter(|e| e.flow == flow as u32)
+            .find_map(|e| e.app.abr())
     }
 
     /// Index of a port by its name `A->B`.

@@ -3,8 +3,9 @@
 //! per bundled connection, determinism.
 
 use crate::build_from_json;
-use crate::host::workload::{draw_size, WorkloadHost};
-use crate::host::AnySource;
+use crate::app::workload::draw_size;
+use crate::app::AnyApp;
+use crate::host::Socket;
 use crate::metrics::workload::WorkloadSummary;
 use crate::rng::stream;
 use crate::scenario::workload_parse::parse;
@@ -47,12 +48,35 @@ fn workload(sim: &Simulation) -> WorkloadSummary {
         .expect("a workload")
 }
 
-fn hosts(sim: &Simulation) -> Vec<&WorkloadHost> {
+/// One end of a workload: per connection, the bytes its application wrote and its socket.
+struct End<'a> {
+    conns: Vec<Conn<'a>>,
+}
+
+struct Conn<'a> {
+    written: u64,
+    sock: &'a Socket,
+}
+
+fn hosts(sim: &Simulation) -> Vec<End<'_>> {
     sim.endpoints
         .iter()
-        .filter_map(|e| match &e.app {
-            AnySource::Workload(w) => Some(&**w),
-            _ => None,
+        .filter_map(|e| match e.app.host() {
+            Some(h) => match &h.app {
+                AnyApp::Workload(w) => Some(End {
+                    conns: w
+                        .conns
+                        .iter()
+                        .zip(&h.socks)
+                        .map(|(c, sock)| Conn {
+                            written: c.written,
+                            sock,
+                        })
+                        .collect(),
+                }),
+                _ => None,
+            },
+            None => None,
         })
         .collect()
 }
@@ -151,7 +175,7 @@ fn bundled_connections_conserve_bytes_per_connection() {
         let sim = run(&sc);
         let h = hosts(&sim);
         assert_eq!(h.len(), 2);
-        let (a, b) = (h[0], h[1]);
+        let (a, b) = (&h[0], &h[1]);
         assert_eq!(a.conns.len(), 4);
         for k in 0..4 {
             for (tx, rx) in [(&a.conns[k], &b.conns[k]), (&b.conns[k], &a.conns[k])] {

@@ -19,8 +19,10 @@
 //!   control and go-back-n or selective-repeat error control (seed 001 section 5.2),
 //!   [`xtpx::XtpxEnd`].
 //! - [`udp`]: UDP/IP over AAL5 with LLC/SNAP (seed 004), messages split into datagrams up to the
-//!   IP MTU, [`udp::UdpSender`] / [`udp::UdpReceiver`]; seed 004's video streams drive them
-//!   from the host (`host/video.rs`), so UDP needs no [`AnyTransport`] variant of its own.
+//!   IP MTU, [`udp::UdpEnd`] (a [`udp::UdpSender`] and/or a [`udp::UdpReceiver`]).
+//!
+//! The host layer (`crate::host`) puts each transport end under a socket; applications see
+//! sockets only, never a transport.
 
 pub mod tcp;
 pub mod udp;
@@ -28,8 +30,9 @@ pub mod xtpx;
 
 use crate::time::SimTime;
 use crate::wire::SegHdr;
-use tcp::TcpEnd;
-use xtpx::XtpxEnd;
+use tcp::{TcpEnd, TcpSender};
+use udp::UdpEnd;
+use xtpx::{XtpxEnd, XtpxSender};
 
 /// What the application gives a transport's sender to send (TCP and XTPX alike).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,48 +89,62 @@ pub trait Transport {
     fn on_frame(&mut self, _now: SimTime, _sdu: u32, _seg: SegHdr, _out: &mut impl SegmentOut) {}
 }
 
+/// What a transport's summary says of one connection (the engine puts it under the
+/// connection's `tcp` / `xtpx` key without knowing which).
+#[derive(Clone, Debug)]
+pub enum TransportSummary {
+    Tcp(crate::metrics::TcpSummary),
+    Xtpx(crate::metrics::XtpxSummary),
+}
+
+/// The series tables of the transports' senders, in the order of [`AnyTransport::probe`]'s
+/// table index.
+pub const TABLES: [&crate::metrics::TableDecl; 2] = [&TcpSender::PROBES, &XtpxSender::PROBES];
+
 /// Every transport, one variant each.
 #[derive(Clone, Debug)]
 pub enum AnyTransport {
     Tcp(Box<TcpEnd>),
     Xtpx(Box<XtpxEnd>),
+    Udp(Box<UdpEnd>),
+}
+
+/// `match` over the variants with the same expression for each.
+macro_rules! each {
+    ($self:expr, |$t:ident| $body:expr) => {
+        match $self {
+            AnyTransport::Tcp($t) => $body,
+            AnyTransport::Xtpx($t) => $body,
+            AnyTransport::Udp($t) => $body,
+        }
+    };
 }
 
 impl AnyTransport {
     /// See [`Transport::next_timer`].
     pub fn next_timer(&self) -> Option<SimTime> {
-        match self {
-            AnyTransport::Tcp(t) => t.next_timer(),
-            AnyTransport::Xtpx(t) => t.next_timer(),
-        }
+        each!(self, |t| t.next_timer())
     }
     /// See [`Transport::on_timer`].
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
-        match self {
-            AnyTransport::Tcp(t) => t.on_timer(now, out),
-            AnyTransport::Xtpx(t) => t.on_timer(now, out),
-        }
+        each!(self, |t| t.on_timer(now, out))
     }
     /// See [`Transport::on_frame`].
     pub fn on_frame(&mut self, now: SimTime, sdu: u32, seg: SegHdr, out: &mut impl SegmentOut) {
-        match self {
-            AnyTransport::Tcp(t) => t.on_frame(now, sdu, seg, out),
-            AnyTransport::Xtpx(t) => t.on_frame(now, sdu, seg, out),
-        }
+        each!(self, |t| t.on_frame(now, sdu, seg, out))
     }
-    /// The application writes `bytes` (one TSDU) to this end ([`TcpEnd::write`]); nothing for
+    /// The application writes `bytes` (one TSDU; over UDP one message) to this end; nothing for
     /// an end that does not send.
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
-        match self {
-            AnyTransport::Tcp(t) => t.write(now, bytes, out),
-            AnyTransport::Xtpx(t) => t.write(now, bytes, out),
-        }
+        each!(self, |t| t.write(now, bytes, out))
     }
-    /// Bytes written and not yet acknowledged (0 for an end that does not send).
+    /// Bytes written and not yet acknowledged (0 for an end that does not send, and for UDP,
+    /// which keeps nothing once sent).
     pub fn send_buffered(&self) -> u64 {
         match self {
             AnyTransport::Tcp(t) => t.send_buffered(),
             AnyTransport::Xtpx(t) => t.send_buffered(),
+            AnyTransport::Udp(_) => 0,
         }
     }
     /// The application read `bytes` delivered to it: for TCP their receive-buffer room is
@@ -135,44 +152,125 @@ impl AnyTransport {
     pub fn read(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         match self {
             AnyTransport::Tcp(t) => t.read(now, bytes, out),
-            // XTPX's window is the receiver's allocation, not the application's reads
-            AnyTransport::Xtpx(_) => {}
+            // XTPX's window is the receiver's allocation, not the application's reads; UDP
+            // has no window
+            AnyTransport::Xtpx(_) | AnyTransport::Udp(_) => {}
         }
     }
     /// In-order bytes delivered to the application so far (0 for an end that does not
-    /// receive).
+    /// receive; over UDP the payload of complete messages).
     pub fn delivered(&self) -> u64 {
+        each!(self, |t| t.delivered())
+    }
+    /// The transport's name in the summary (None for UDP, whose results the application's
+    /// section holds).
+    pub fn name(&self) -> Option<&'static str> {
         match self {
-            AnyTransport::Tcp(t) => t.delivered(),
-            AnyTransport::Xtpx(t) => t.delivered(),
+            AnyTransport::Tcp(_) => Some("tcp"),
+            AnyTransport::Xtpx(_) => Some("xtpx"),
+            AnyTransport::Udp(_) => None,
         }
     }
-    /// The TCP end, if this is TCP.
-    pub fn tcp(&self) -> Option<&TcpEnd> {
+    /// A datagram transport: messages, not a byte stream ([`AnyTransport::take_message`]).
+    pub fn is_datagram(&self) -> bool {
+        matches!(self, AnyTransport::Udp(_))
+    }
+    /// The oldest complete message not yet taken by the application (datagram transports).
+    pub fn take_message(&mut self) -> Option<(u32, u32)> {
         match self {
-            AnyTransport::Tcp(t) => Some(t),
-            AnyTransport::Xtpx(_) => None,
+            AnyTransport::Udp(t) => t.take_message(),
+            _ => None,
         }
     }
-    /// The XTPX end, if this is XTPX.
-    pub fn xtpx(&self) -> Option<&XtpxEnd> {
+    /// Header bytes in each frame's CPCS-SDU that the host does not count as data (its per-byte
+    /// costs, docs/hosts.md). XTPX is charged TCP/IP's 48 bytes, as it was before transports
+    /// had this hook (its own header is `XtpxParams::header_bytes`; kept so results stay).
+    pub fn header_bytes(&self) -> u32 {
         match self {
-            AnyTransport::Xtpx(t) => Some(t),
-            AnyTransport::Tcp(_) => None,
+            AnyTransport::Tcp(_) | AnyTransport::Xtpx(_) => tcp::TCP_IP_LLC_BYTES,
+            AnyTransport::Udp(_) => udp::HEADER_BYTES,
         }
     }
-    /// The XTPX end, mutable (the warm-up marks).
-    pub fn xtpx_mut(&mut self) -> Option<&mut XtpxEnd> {
+    /// The frame with header `seg` this end sent is the first packet of an application message
+    /// (datagram transports; a stream has no message boundaries on the wire).
+    pub fn first_of_message(&self, seg: SegHdr) -> bool {
+        matches!(self, AnyTransport::Udp(_)) && UdpEnd::first_of_message(seg)
+    }
+    /// Datagrams sent (0 for other transports).
+    pub fn datagrams_sent(&self) -> u64 {
         match self {
-            AnyTransport::Xtpx(t) => Some(t),
-            AnyTransport::Tcp(_) => None,
+            AnyTransport::Udp(t) => t.datagrams_sent(),
+            _ => 0,
         }
     }
-    /// The TCP end, if this is TCP, to change (the workload runner restarts its window).
-    pub fn tcp_mut(&mut self) -> Option<&mut TcpEnd> {
+    /// The application reads the data itself (the host model): a TCP receiver's window is
+    /// then its free receive buffer and it sends BSD's window update when a read opens it.
+    pub fn set_app_reads(&mut self) {
+        if let AnyTransport::Tcp(t) = self {
+            if let Some(r) = &mut t.receiver {
+                r.app_reads = true;
+            }
+        }
+    }
+    /// Before an application's write after a pause: see [`TcpEnd::restart_window`] (TCP only).
+    pub fn restart_window(
+        &mut self,
+        fresh: bool,
+        idle_since: Option<SimTime>,
+        quiet_since: Option<SimTime>,
+        now: SimTime,
+    ) {
+        if let AnyTransport::Tcp(t) = self {
+            let idle = t.idle_restart;
+            t.restart_window(fresh, idle_since, quiet_since, idle, now);
+        }
+    }
+    /// The counters at the end of the warm-up, kept for the summary.
+    pub fn mark_warmup(&mut self) {
         match self {
-            AnyTransport::Tcp(t) => Some(t),
-            AnyTransport::Xtpx(_) => None,
+            AnyTransport::Tcp(t) => t.mark_warmup(),
+            AnyTransport::Xtpx(t) => t.mark_warmup(),
+            AnyTransport::Udp(_) => {}
+        }
+    }
+    /// This end's row in its sender's series table (index into [`TABLES`]), if it sends.
+    pub fn probe<'a>(&self, row: impl FnOnce(usize) -> crate::metrics::Row<'a>) {
+        match self {
+            AnyTransport::Tcp(t) => {
+                if let Some(s) = &t.sender {
+                    s.probe(row(0));
+                }
+            }
+            AnyTransport::Xtpx(t) => {
+                if let Some(s) = &t.sender {
+                    s.probe(row(1));
+                }
+            }
+            AnyTransport::Udp(_) => {}
+        }
+    }
+    /// The summary of the connection this end sends on, with `rx` the far end (the same
+    /// transport, if any), over `window_s` seconds; None for an end that does not send or a
+    /// transport without a summary section (UDP: the application's results say it).
+    pub fn summary(&self, rx: Option<&AnyTransport>, window_s: f64) -> Option<TransportSummary> {
+        match (self, rx) {
+            (AnyTransport::Tcp(t), rx) => {
+                let r = match rx {
+                    Some(AnyTransport::Tcp(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                let s = t.sender.as_ref()?;
+                Some(TransportSummary::Tcp(tcp::tcp_summary(s, r, window_s, 1.0)))
+            }
+            (AnyTransport::Xtpx(t), rx) => {
+                let r = match rx {
+                    Some(AnyTransport::Xtpx(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                let s = t.sender.as_ref()?;
+                Some(TransportSummary::Xtpx(xtpx::xtpx_summary(s, r, window_s)))
+            }
+            (AnyTransport::Udp(_), _) => None,
         }
     }
 }

@@ -204,6 +204,78 @@ impl UdpReceiver {
     }
 }
 
+/// One end of a UDP "connection" (a datagram socket's transport): the sending half, the
+/// receiving half, or both; complete messages wait for the application
+/// ([`UdpEnd::take_message`]).
+#[derive(Clone, Debug, Default)]
+pub struct UdpEnd {
+    pub sender: Option<UdpSender>,
+    pub receiver: Option<UdpReceiver>,
+    /// Complete messages not yet taken by the application: (message number, payload bytes).
+    inbox: VecDeque<(u32, u32)>,
+    /// Payload bytes of complete messages delivered so far.
+    delivered: u64,
+}
+
+impl UdpEnd {
+    /// An end that sends datagrams of at most `mtu` bytes (IP MTU).
+    pub fn sender(mtu: u32) -> Self {
+        UdpEnd {
+            sender: Some(UdpSender::new(mtu)),
+            ..Default::default()
+        }
+    }
+    /// An end that receives.
+    pub fn receiver() -> Self {
+        UdpEnd {
+            receiver: Some(UdpReceiver::default()),
+            ..Default::default()
+        }
+    }
+    /// The application sends one message of `bytes` (its datagrams go as the outbox allows).
+    pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
+        if let Some(s) = &mut self.sender {
+            s.send(now, bytes.min(u32::MAX as u64) as u32, out);
+        }
+    }
+    /// The oldest complete message not yet taken: (message number, payload bytes).
+    pub fn take_message(&mut self) -> Option<(u32, u32)> {
+        self.inbox.pop_front()
+    }
+    /// Payload bytes of the complete messages delivered so far.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    /// Datagrams sent so far (0 for an end that does not send).
+    pub fn datagrams_sent(&self) -> u64 {
+        self.sender.as_ref().map_or(0, |s| s.stats.datagrams)
+    }
+    /// The frame with header `seg` is the first datagram of its message (`SegHdr::ack` holds
+    /// index << 16 | count).
+    pub fn first_of_message(seg: SegHdr) -> bool {
+        seg.ack >> 16 == 0
+    }
+}
+
+impl Transport for UdpEnd {
+    fn next_timer(&self) -> Option<SimTime> {
+        self.sender.as_ref().and_then(|s| s.next_timer())
+    }
+    fn on_timer(&mut self, now: SimTime, out: &mut impl SegmentOut) {
+        if let Some(s) = &mut self.sender {
+            s.on_timer(now, out);
+        }
+    }
+    fn on_frame(&mut self, _now: SimTime, sdu: u32, seg: SegHdr, _out: &mut impl SegmentOut) {
+        if let Some(r) = &mut self.receiver {
+            if let Delivery::Complete { msg, bytes } = r.receive(sdu, seg) {
+                self.inbox.push_back((msg, bytes));
+                self.delivered += bytes as u64;
+            }
+        }
+    }
+}
+
 impl Transport for UdpSender {
     /// Asked for only when the outbox was full: continue at once.
     fn next_timer(&self) -> Option<SimTime> {

@@ -60,6 +60,21 @@ macro_rules! with_sender {
 pub struct TcpEnd {
     pub sender: Option<TcpSender>,
     pub receiver: Option<TcpReceiver>,
+    /// The restart after idle this end applies when its application asks
+    /// ([`TcpEnd::restart_window`]; set by the workload's `idle_restart`).
+    pub idle_restart: IdleRestart,
+}
+
+/// What the sender does to its congestion window when the application writes after an idle
+/// period (nothing unacknowledged): [`TcpEnd::restart_window`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleRestart {
+    /// Keep the window.
+    Never,
+    /// BSD: idle for at least the retransmission timeout: cwnd back to the initial window.
+    Rto,
+    /// After any idle period.
+    Always,
 }
 
 impl TcpEnd {
@@ -68,6 +83,7 @@ impl TcpEnd {
         TcpEnd {
             sender: Some(TcpSender::new(p)),
             receiver: None,
+            idle_restart: IdleRestart::Never,
         }
     }
     /// An end that only receives (it sends ACKs).
@@ -75,6 +91,7 @@ impl TcpEnd {
         TcpEnd {
             sender: None,
             receiver: Some(TcpReceiver::new(p)),
+            idle_restart: IdleRestart::Never,
         }
     }
     /// An end that sends with `send` and receives the other end's data with `recv`'s receive
@@ -83,6 +100,7 @@ impl TcpEnd {
         TcpEnd {
             sender: Some(TcpSender::new(send)),
             receiver: Some(TcpReceiver::new(recv)),
+            idle_restart: IdleRestart::Never,
         }
     }
 
@@ -104,6 +122,59 @@ impl TcpEnd {
     /// See [`TcpReceiver::delivered`]; 0 without a receiver.
     pub fn delivered(&self) -> u64 {
         self.receiver.as_ref().map_or(0, |r| r.delivered())
+    }
+
+    /// The counters at the end of the warm-up, kept for the summary.
+    pub fn mark_warmup(&mut self) {
+        if let Some(s) = &mut self.sender {
+            s.mark = s.stats.clone();
+        }
+        if let Some(r) = &mut self.receiver {
+            r.mark = r.rcv_nxt;
+        }
+    }
+
+    /// Before the application's write (seed 001 workloads, docs/workloads.md): a fresh run's
+    /// window (`fresh`: the run starts as a new connection would), or the restart after idle:
+    /// `Always` when nothing was unacknowledged since before now (`idle_since`), `Rto` (4.4BSD
+    /// `tcp_output`: "We have been idle for "a while" and no acks are expected to clock out any
+    /// data we send -- slow start to get ack "clock" running again") when also no segment
+    /// arrived for one RTO (`quiet_since`). The window goes back to the initial window (BSD:
+    /// one segment, the default initial window). Moved from the workload runner.
+    pub fn restart_window(
+        &mut self,
+        fresh: bool,
+        idle_since: Option<SimTime>,
+        quiet_since: Option<SimTime>,
+        idle: IdleRestart,
+        now: SimTime,
+    ) {
+        let Some(s) = self.sender.as_mut() else {
+            return;
+        };
+        let iw = s.p.initial_cwnd as u64 * s.p.mss as u64;
+        if fresh {
+            // a fresh connection: initial window and ssthresh
+            s.cwnd = iw;
+            s.ssthresh = TcpSender::new(s.p.clone()).ssthresh;
+            return;
+        }
+        if s.snd_una != s.snd_max {
+            return; // not idle
+        }
+        let (Some(since), Some(quiet)) = (idle_since, quiet_since) else {
+            return;
+        };
+        let restart = match idle {
+            IdleRestart::Never => false,
+            IdleRestart::Always => now > since,
+            // 4.4BSD tcp_output: idle && t_idle >= t_rxtcur (t_idle counts from the last
+            // segment received)
+            IdleRestart::Rto => now - quiet >= s.rto(),
+        };
+        if restart {
+            s.cwnd = s.cwnd.min(iw);
+        }
     }
 }
 

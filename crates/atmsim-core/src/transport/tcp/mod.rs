@@ -47,10 +47,12 @@ pub mod cc;
 pub mod end;
 pub mod receiver;
 pub mod sender;
+pub mod summary;
 
-pub use end::TcpEnd;
+pub use end::{IdleRestart, TcpEnd};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
+pub use summary::tcp_summary;
 
 use crate::time::{secs_to_ps, SimDuration, SimTime};
 

@@ -42,6 +42,8 @@ pub struct TcpReceiver {
     pub beyond_window_bytes: u64,
     pub dup_segments: u64,
     pub ooo_segments: u64,
+    /// In-order bytes at the end of the warm-up (the summary counts from there).
+    pub mark: u64,
 }
 
 impl TcpReceiver {
@@ -64,6 +66,7 @@ impl TcpReceiver {
             beyond_window_bytes: 0,
             dup_segments: 0,
             ooo_segments: 0,
+            mark: 0,
         }
     }
 

@@ -52,6 +52,8 @@ pub struct TcpSender {
     /// When a finite transfer was completely acknowledged.
     pub done_at: Option<SimTime>,
     pub stats: TcpStats,
+    /// The counters at the end of the warm-up (the summary counts from there).
+    pub mark: TcpStats,
 }
 
 impl TcpSender {
@@ -102,6 +104,7 @@ impl TcpSender {
                 max_cwnd: cwnd,
                 ..Default::default()
             },
+            mark: TcpStats::default(),
             p,
         }
     }

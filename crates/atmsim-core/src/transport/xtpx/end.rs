@@ -43,6 +43,15 @@ impl XtpxEnd {
     pub fn delivered(&self) -> u64 {
         self.receiver.as_ref().map_or(0, |r| r.delivered())
     }
+    /// The counters at the end of the warm-up, kept for the summary.
+    pub fn mark_warmup(&mut self) {
+        if let Some(s) = &mut self.sender {
+            s.mark = s.stats.clone();
+        }
+        if let Some(r) = &mut self.receiver {
+            r.mark = r.delivered();
+        }
+    }
 }
 
 impl Transport for XtpxEnd {

@@ -31,10 +31,12 @@ pub mod error;
 pub mod rate;
 pub mod receiver;
 pub mod sender;
+pub mod summary;
 
 pub use end::XtpxEnd;
 pub use receiver::XtpxReceiver;
 pub use sender::XtpxSender;
+pub use summary::xtpx_summary;
 
 use crate::time::{secs_to_ps, SimDuration, SimTime};
 

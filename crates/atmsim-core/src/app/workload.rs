@@ -1,7 +1,6 @@
-//! The workload runner: the application that executes a workload script
-//! ([`crate::scenario::workload`], seed 001 section 13, SPIMS) above the sockets
-//! ([`crate::host::socket::Socket`]) of K transport connections bundled on one VC (seed 001
-//! section 8). One [`WorkloadHost`] sits at each end of the VC: the initiator at the
+//! The workload runner: the application that executes a workload script ([`super::script`],
+//! seed 001 section 13, SPIMS) above the sockets ([`super::Io`]) of K transport connections
+//! bundled on one VC (seed 001 section 8); it never knows which transport is below. One [`WorkloadApp`] sits at each end of the VC: the initiator at the
 //! connection's source, the responder at its destination; connection k of the bundle is socket k
 //! at both ends, its frames carry `SegHdr::conn = k`.
 //!
@@ -28,15 +27,11 @@
 //! last response's last byte); see docs/workloads.md for the choices (fresh window per run,
 //! the restart after idle).
 
-use crate::app::{Application, Ctx};
-use crate::host::socket::Socket;
+use super::script::*;
+use super::{AnyApp, AppSections, Application, Io, SocketFacts};
 use crate::metrics::workload::*;
 use crate::rng::Rng;
-use crate::scenario::workload::*;
 use crate::time::{ps_to_secs, secs_to_ps, SimTime};
-use crate::transport::tcp::TcpSender;
-use crate::transport::SegmentOut;
-use crate::wire::SegHdr;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 use std::sync::Arc;
@@ -58,23 +53,10 @@ pub enum Restart {
     Run,
 }
 
-/// What the sender does to its congestion window when the application writes after an idle
-/// period (nothing unacknowledged).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IdleRestart {
-    /// Keep the window.
-    Never,
-    /// BSD: idle for at least the retransmission timeout: cwnd back to the initial window.
-    Rto,
-    /// After any idle period.
-    Always,
-}
-
 /// The runner's parameters (`source.workload`).
 #[derive(Clone, Copy, Debug)]
 pub struct WorkloadParams {
     pub restart: Restart,
-    pub idle: IdleRestart,
     /// Bytes of each control message (run start of bulk_get, run end of bulk_put).
     pub control_bytes: u64,
     /// When the script starts.
@@ -150,10 +132,9 @@ pub struct RunRec {
     trans_start: SimTime,
 }
 
-/// One transport connection of the bundle, at one end.
+/// One transport connection of the bundle (socket k), at one end.
 #[derive(Clone, Debug)]
 pub struct Conn {
-    pub sock: Socket,
     shared: Rng,
     cur: Option<Cursor>,
     act: Option<Act>,
@@ -165,8 +146,6 @@ pub struct Conn {
     pub written: u64,
     /// Since when nothing is unacknowledged (None: data outstanding).
     idle_since: Option<SimTime>,
-    /// When the last frame of this connection arrived (BSD resets `t_idle` on every segment).
-    last_rx: SimTime,
     /// Responder: the next (statement, statement run, member run) of its plan.
     pos: (usize, u32, u32),
     /// Initiator: member runs done in the current statement run.
@@ -176,7 +155,7 @@ pub struct Conn {
 
 /// The workload application at one end of a VC.
 #[derive(Clone, Debug)]
-pub struct WorkloadHost {
+pub struct WorkloadApp {
     pub role: Role,
     pub script: Arc<Script>,
     pub p: WorkloadParams,
@@ -189,41 +168,13 @@ pub struct WorkloadHost {
     pub done_at: Option<SimTime>,
 }
 
-/// The engine's outbox, stamping connection `conn` on every frame.
-struct ConnOut<'a, 'b> {
-    ctx: &'a mut Ctx<'b>,
-    conn: u16,
-}
-
-impl SegmentOut for ConnOut<'_, '_> {
-    fn room(&self) -> bool {
-        self.ctx.room()
-    }
-    fn frame(&mut self, sdu: u32, mut seg: SegHdr) {
-        seg.conn = self.conn;
-        self.ctx.frame(sdu, seg)
-    }
-}
-
-fn sender_mut(sock: &mut Socket) -> Option<&mut TcpSender> {
-    sock.transport.tcp_mut()?.sender.as_mut()
-}
-
-impl WorkloadHost {
-    /// One end; `socks[k]` is connection k, `shared[k]` its size stream (the same seed at both
+impl WorkloadApp {
+    /// One end; socket k is connection k, `shared[k]` its size stream (the same seed at both
     /// ends).
-    pub fn new(
-        role: Role,
-        script: Arc<Script>,
-        p: WorkloadParams,
-        socks: Vec<Socket>,
-        shared: Vec<Rng>,
-    ) -> Self {
-        let conns = socks
+    pub fn new(role: Role, script: Arc<Script>, p: WorkloadParams, shared: Vec<Rng>) -> Self {
+        let conns = shared
             .into_iter()
-            .zip(shared)
-            .map(|(sock, shared)| Conn {
-                sock,
+            .map(|shared| Conn {
                 shared,
                 cur: None,
                 act: None,
@@ -233,13 +184,12 @@ impl WorkloadHost {
                 read_target: 0,
                 written: 0,
                 idle_since: Some(p.start),
-                last_rx: p.start,
                 pos: (0, 0, 0),
                 runs_done: 0,
                 recs: Vec::new(),
             })
             .collect();
-        WorkloadHost {
+        WorkloadApp {
             role,
             script,
             p,
@@ -251,19 +201,11 @@ impl WorkloadHost {
         }
     }
 
-    /// Every socket's send buffer, bytes (the host model's; a write takes what fits, the rest
-    /// is written as room frees).
-    pub fn set_send_buffer(&mut self, bytes: u64) {
-        for c in &mut self.conns {
-            c.sock.send_buffer = bytes;
-        }
-    }
-
-    /// The earliest time the end needs a call.
-    pub fn next_timer(&self) -> Option<SimTime> {
+    /// The earliest time the application needs a call (the host adds its sockets').
+    fn own_timer(&self) -> Option<SimTime> {
         let mut t = (!self.started).then_some(self.p.start);
         for c in &self.conns {
-            for x in [c.sock.next_timer(), c.wake] {
+            for x in [c.wake] {
                 t = match (t, x) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -317,8 +259,8 @@ impl WorkloadHost {
     }
 
     /// Run every connection as far as it can go now.
-    fn pump(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
+    fn pump(&mut self, io: &mut impl Io) {
+        let now = io.now();
         if now < self.p.start {
             return;
         }
@@ -333,7 +275,7 @@ impl WorkloadHost {
             for k in 0..self.conns.len() {
                 let role = self.role;
                 let p = self.p;
-                progress |= step(&mut self.conns[k], k as u16, role, &p, ctx);
+                progress |= step(&mut self.conns[k], k as u16, role, &p, io);
                 if self.role == Role::Responder && self.conns[k].cur.is_none() {
                     progress |= self.responder_next(k);
                 }
@@ -348,8 +290,8 @@ impl WorkloadHost {
                 break;
             }
         }
-        for c in &mut self.conns {
-            if c.sock.send_buffered() == 0 {
+        for (k, c) in self.conns.iter_mut().enumerate() {
+            if io.send_buffered(k as u16) == 0 {
                 c.idle_since.get_or_insert(now);
             } else {
                 c.idle_since = None;
@@ -491,19 +433,19 @@ fn next_act(cur: &mut Cursor, role: Role, ctrl: u64, shared: &mut Rng) -> Option
 }
 
 /// Move connection `c` on as far as it can go now; true if anything changed.
-fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> bool {
-    let now = ctx.now;
+fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, io: &mut impl Io) -> bool {
+    let now = io.now();
     let mut progress = false;
     // the application reads whatever has arrived
-    let avail = c.sock.delivered();
+    let avail = io.readable(k);
     if avail > 0 {
         // on a host with a model the read is a system call: 0 until it has been served
-        let got = c.sock.read(now, avail, &mut ConnOut { ctx, conn: k });
+        let got = io.read(k, avail);
         c.read_total += got;
         progress |= got > 0;
     }
     if c.pending > 0 {
-        let n = c.sock.write(now, c.pending, &mut ConnOut { ctx, conn: k });
+        let n = io.write(k, c.pending);
         c.pending -= n;
         c.written += n;
         progress |= n > 0;
@@ -524,13 +466,16 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
                     match a {
                         Act::Delay => {
                             let d = cur.op.interarrival.expect("a delay has a distribution");
-                            let t = now + secs_to_ps(draw(&d, ctx.rng).max(0.0));
+                            let t = now + secs_to_ps(draw(&d, io.rng()).max(0.0));
                             c.wake = Some(t);
                         }
                         Act::Write(n, m) => {
                             let fresh = std::mem::replace(&mut cur.fresh, false);
-                            let idle = c.idle_since.map(|t| t.max(c.last_rx));
-                            restart_window(&mut c.sock, c.idle_since, idle, p, fresh, now);
+                            // a fresh run's window, or the restart after idle (the transport's
+                            // rule, `TcpEnd::restart_window`)
+                            let quiet = c.idle_since.map(|t| t.max(io.last_rx(k)));
+                            let fresh = fresh && p.restart == Restart::Run;
+                            io.restart_window(k, fresh, c.idle_since, quiet);
                             let rec = &mut c.recs[cur.rec];
                             if matches!(m, Mark::Data | Mark::Request) {
                                 rec.first_write.get_or_insert(now);
@@ -539,7 +484,7 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
                                 rec.trans_start = now;
                             }
                             c.pending = n;
-                            let w = c.sock.write(now, n, &mut ConnOut { ctx, conn: k });
+                            let w = io.write(k, n);
                             c.pending -= w;
                             c.written += w;
                         }
@@ -589,99 +534,33 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, ctx: &mut Ctx) -> 
     }
 }
 
-/// Before a write: a fresh run's window (restart = run), or the restart after idle: `Always`
-/// when nothing was unacknowledged since before now, `Rto` (4.4BSD `tcp_output`: "We have been
-/// idle for "a while" and no acks are expected to clock out any data we send -- slow start to
-/// get ack "clock" running again") when also no segment arrived for one RTO. The window goes
-/// back to the initial window (BSD: one segment, the default initial window).
-fn restart_window(
-    sock: &mut Socket,
-    idle_since: Option<SimTime>,
-    quiet_since: Option<SimTime>,
-    p: &WorkloadParams,
-    fresh: bool,
-    now: SimTime,
-) {
-    let Some(s) = sender_mut(sock) else {
-        return;
-    };
-    let iw = s.p.initial_cwnd as u64 * s.p.mss as u64;
-    if fresh && p.restart == Restart::Run {
-        // a fresh connection: initial window and ssthresh
-        s.cwnd = iw;
-        s.ssthresh = TcpSender::new(s.p.clone()).ssthresh;
-        return;
+impl Application for WorkloadApp {
+    fn sock_start(&mut self, io: &mut impl Io) {
+        self.pump(io);
     }
-    if s.snd_una != s.snd_max {
-        return; // not idle
+    fn sock_timer(&mut self, io: &mut impl Io) {
+        self.pump(io);
     }
-    let (Some(since), Some(quiet)) = (idle_since, quiet_since) else {
-        return;
-    };
-    let restart = match p.idle {
-        IdleRestart::Never => false,
-        IdleRestart::Always => now > since,
-        // 4.4BSD tcp_output: idle && t_idle >= t_rxtcur (t_idle counts from the last segment
-        // received)
-        IdleRestart::Rto => now - quiet >= s.rto(),
-    };
-    if restart {
-        s.cwnd = s.cwnd.min(iw);
+    fn sock_event(&mut self, io: &mut impl Io, _k: u16) {
+        self.pump(io);
     }
-}
-
-impl WorkloadHost {
-    /// The engine served a system call of one of the sockets: run every connection on.
-    pub fn wake(&mut self, ctx: &mut Ctx) {
-        self.pump(ctx);
-        if let Some(t) = self.next_timer() {
-            ctx.set_timer(t.max(ctx.now));
-        }
+    fn next_timer(&self) -> Option<SimTime> {
+        self.own_timer()
     }
-}
-
-impl Application for WorkloadHost {
-    fn start(&mut self, ctx: &mut Ctx) {
-        self.pump(ctx);
-        if let Some(t) = self.next_timer() {
-            ctx.set_timer(t.max(ctx.now));
-        }
+    fn reads(&self) -> bool {
+        true
     }
-    fn on_timer(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        for (k, c) in self.conns.iter_mut().enumerate() {
-            if c.sock.next_timer().is_some_and(|t| t <= now) {
-                c.sock.on_timer(
-                    now,
-                    &mut ConnOut {
-                        ctx,
-                        conn: k as u16,
-                    },
-                );
-            }
-        }
-        self.pump(ctx);
-        if let Some(t) = self.next_timer() {
-            ctx.set_timer(t.max(now));
-        }
+    fn transport_section(&self) -> bool {
+        false
     }
-    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
-        let k = seg.conn as usize;
-        if let Some(c) = self.conns.get_mut(k) {
-            c.last_rx = ctx.now;
-            c.sock.on_frame(
-                ctx.now,
-                sdu,
-                seg,
-                &mut ConnOut {
-                    ctx,
-                    conn: k as u16,
-                },
-            );
-        }
-        self.pump(ctx);
-        if let Some(t) = self.next_timer() {
-            ctx.set_timer(t.max(ctx.now));
+    fn sections(&self, peer: Option<&AnyApp>, _socks: &SocketFacts) -> AppSections {
+        let peer = match peer {
+            Some(AnyApp::Workload(w)) if w.role == Role::Responder => Some(&**w),
+            _ => None,
+        };
+        AppSections {
+            video: None,
+            workload: (self.role == Role::Initiator).then(|| workload_summary(self, peer)),
         }
     }
 }
@@ -695,7 +574,7 @@ fn op_name(k: &OpKind) -> &'static str {
 }
 
 /// The workload's results from both ends' records (the responder may be absent).
-pub fn workload_summary(init: &WorkloadHost, resp: Option<&WorkloadHost>) -> WorkloadSummary {
+pub fn workload_summary(init: &WorkloadApp, resp: Option<&WorkloadApp>) -> WorkloadSummary {
     let s = |t: SimTime| ps_to_secs(t);
     let mut statements: Vec<StatementSummary> = init
         .script

@@ -1,0 +1,266 @@
+//! A host: one application over its sockets, each socket over one transport connection (the
+//! DESIGN's host layer; ns-3's `Application` over `Socket`, smoltcp's sockets under its
+//! applications). The engine calls the host through the endpoint ([`super::AnySource::Host`]);
+//! the host runs the sockets' transport hooks (timers, frames in, frames out with the
+//! connection number stamped) and calls the application through [`Application`]'s socket hooks
+//! with an [`Io`] that gives it its sockets and nothing of the transports below.
+//!
+//! Socket k is transport connection k of the VC's bundle; a host with a single socket takes
+//! every frame that reaches its endpoint (a bundle of raw transport connections has one
+//! endpoint per connection).
+
+use super::socket::{Asks as SocketAsks, Socket};
+use crate::app::{AnyApp, AppSections, Application, Ctx, Io, SendLog, SocketFacts};
+use crate::metrics::Row;
+use crate::rng::Rng;
+use crate::time::SimTime;
+use crate::transport::{SegmentOut, TransportSummary};
+use crate::wire::SegHdr;
+
+/// An application and its sockets.
+#[derive(Clone, Debug)]
+pub struct Host {
+    pub app: AnyApp,
+    pub socks: Vec<Socket>,
+}
+
+/// The endpoint's outbox, stamping connection `conn` on every frame.
+struct ConnOut<'a, 'b> {
+    ctx: &'a mut Ctx<'b>,
+    conn: u16,
+}
+
+impl SegmentOut for ConnOut<'_, '_> {
+    fn room(&self) -> bool {
+        self.ctx.room()
+    }
+    fn frame(&mut self, sdu: u32, mut seg: SegHdr) {
+        seg.conn = self.conn;
+        self.ctx.frame(sdu, seg)
+    }
+}
+
+/// The application's view of its sockets during one call.
+struct HostIo<'a, 'b> {
+    socks: &'a mut [Socket],
+    ctx: &'a mut Ctx<'b>,
+}
+
+impl<'b> HostIo<'_, 'b> {
+    /// Socket `k` and the outbox stamping its connection number.
+    fn out(&mut self, k: u16) -> (&mut Socket, ConnOut<'_, 'b>) {
+        (
+            &mut self.socks[k as usize],
+            ConnOut {
+                ctx: &mut *self.ctx,
+                conn: k,
+            },
+        )
+    }
+}
+
+impl Io for HostIo<'_, '_> {
+    fn now(&self) -> SimTime {
+        self.ctx.now
+    }
+    fn rng(&mut self) -> &mut Rng {
+        self.ctx.rng
+    }
+    fn sockets(&self) -> usize {
+        self.socks.len()
+    }
+    fn write(&mut self, k: u16, bytes: u64) -> u64 {
+        let now = self.ctx.now;
+        let (s, mut out) = self.out(k);
+        s.write(now, bytes, &mut out)
+    }
+    fn send_room(&self, k: u16) -> u64 {
+        self.socks[k as usize].send_room()
+    }
+    fn send_buffered(&self, k: u16) -> u64 {
+        self.socks[k as usize].send_buffered()
+    }
+    fn write_waiting(&self, k: u16) -> bool {
+        self.socks[k as usize].write_waiting()
+    }
+    fn readable(&self, k: u16) -> u64 {
+        self.socks[k as usize].delivered()
+    }
+    fn read(&mut self, k: u16, bytes: u64) -> u64 {
+        let now = self.ctx.now;
+        let (s, mut out) = self.out(k);
+        s.read(now, bytes, &mut out)
+    }
+    fn is_datagram(&self, k: u16) -> bool {
+        self.socks[k as usize].is_datagram()
+    }
+    fn take_message(&mut self, k: u16) -> Option<(u32, u32)> {
+        self.socks[k as usize].take_message()
+    }
+    fn last_rx(&self, k: u16) -> SimTime {
+        self.socks[k as usize].last_rx
+    }
+    fn restart_window(
+        &mut self,
+        k: u16,
+        fresh: bool,
+        idle_since: Option<SimTime>,
+        quiet_since: Option<SimTime>,
+    ) {
+        let now = self.ctx.now;
+        self.socks[k as usize]
+            .transport
+            .restart_window(fresh, idle_since, quiet_since, now);
+    }
+}
+
+impl Host {
+    pub fn new(app: AnyApp, socks: Vec<Socket>) -> Self {
+        Host { app, socks }
+    }
+
+    /// Call the application with its sockets.
+    fn with_io(&mut self, ctx: &mut Ctx, f: impl FnOnce(&mut AnyApp, &mut HostIo)) {
+        let mut io = HostIo {
+            socks: &mut self.socks,
+            ctx,
+        };
+        f(&mut self.app, &mut io);
+    }
+
+    /// Ask for the earliest of the application's and the sockets' deadlines.
+    fn set_timer(&self, ctx: &mut Ctx) {
+        let t = self
+            .socks
+            .iter()
+            .map(|s| s.next_timer())
+            .chain([self.app.next_timer()])
+            .flatten()
+            .min();
+        if let Some(t) = t {
+            ctx.set_timer(t.max(ctx.now));
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.with_io(ctx, |a, io| a.sock_start(io));
+        self.set_timer(ctx);
+    }
+
+    /// The timer: the sockets whose deadline has come run theirs, then the application.
+    pub fn on_timer(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        for (k, s) in self.socks.iter_mut().enumerate() {
+            if s.next_timer().is_some_and(|t| t <= now) {
+                let mut out = ConnOut {
+                    ctx: &mut *ctx,
+                    conn: k as u16,
+                };
+                s.on_timer(now, &mut out);
+            }
+        }
+        self.with_io(ctx, |a, io| a.sock_timer(io));
+        self.set_timer(ctx);
+    }
+
+    /// An intact frame for this host: its socket (by connection number), then the application.
+    pub fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
+        let k = if self.socks.len() == 1 { 0 } else { seg.conn };
+        if let Some(s) = self.socks.get_mut(k as usize) {
+            let now = ctx.now;
+            let mut out = ConnOut {
+                ctx: &mut *ctx,
+                conn: k,
+            };
+            s.on_frame(now, sdu, seg, &mut out);
+            self.with_io(ctx, |a, io| a.sock_event(io, k));
+        }
+        self.set_timer(ctx);
+    }
+
+    /// The host's CPU served socket `k`'s queued write (`read` false) or read system call: the
+    /// call is granted and the application goes on.
+    pub fn served(&mut self, ctx: &mut Ctx, k: u16, read: bool) {
+        if let Some(s) = self.socks.get_mut(k as usize) {
+            s.grant(read);
+        }
+        self.with_io(ctx, |a, io| a.sock_wake(io, k));
+        self.set_timer(ctx);
+    }
+
+    /// The system calls the sockets asked for since the last look, by socket.
+    pub fn take_asks(&mut self, mut f: impl FnMut(u16, SocketAsks)) {
+        for (k, s) in self.socks.iter_mut().enumerate() {
+            f(k as u16, s.take_asks());
+        }
+    }
+
+    /// The host has a model: see [`Socket::gate`]. The window update on read applies to the
+    /// raw reading application only (as before the host layer; see the commit that extends it).
+    pub fn gate(&mut self, send_buffer: u64) {
+        let app_reads = matches!(self.app, AnyApp::Reader(_));
+        for s in &mut self.socks {
+            s.gate(send_buffer, app_reads);
+        }
+    }
+
+    /// Header bytes per frame that the host's per-byte costs leave out.
+    pub fn header_bytes(&self) -> u32 {
+        self.socks.first().map_or(0, |s| s.transport.header_bytes())
+    }
+
+    /// The sockets carry datagrams (their receive buffer and read are the host model's).
+    pub fn is_datagram(&self) -> bool {
+        self.socks.first().is_some_and(|s| s.is_datagram())
+    }
+
+    /// A frame with header `seg` left the host for the adapter (`warm`: after warm-up): the
+    /// application hears of the first packet of each message.
+    pub fn packet_out(&mut self, now: SimTime, seg: SegHdr, warm: bool) {
+        let k = if self.socks.len() == 1 { 0 } else { seg.conn };
+        if let Some(s) = self.socks.get(k as usize) {
+            if s.transport.first_of_message(seg) {
+                self.app.message_out(now, warm);
+            }
+        }
+    }
+
+    /// The counters at the end of the warm-up.
+    pub fn mark_warmup(&mut self) {
+        for s in &mut self.socks {
+            s.transport.mark_warmup();
+        }
+    }
+
+    /// The transport's row in its series table (index into `crate::transport::TABLES`).
+    pub fn probe<'a>(&self, row: impl FnOnce(usize) -> Row<'a>) {
+        if self.app.transport_section() {
+            if let Some(s) = self.socks.first() {
+                s.transport.probe(row);
+            }
+        }
+    }
+
+    /// The transport's summary of the connection this host sends on, `rx` the far end.
+    pub fn transport_summary(&self, rx: Option<&Host>, window_s: f64) -> Option<TransportSummary> {
+        if !self.app.transport_section() {
+            return None;
+        }
+        let far = rx.and_then(|r| r.socks.first()).map(|s| &s.transport);
+        self.socks.first()?.transport.summary(far, window_s)
+    }
+
+    /// The application's own summary sections, `rx` the far end.
+    pub fn sections(&self, rx: Option<&Host>) -> AppSections {
+        let facts = self.socks.first().map_or(SocketFacts::default(), |s| SocketFacts {
+            transport: s.transport.name(),
+            datagrams_sent: s.transport.datagrams_sent(),
+        });
+        self.app.sections(rx.map(|r| &r.app), &facts)
+    }
+
+    /// Seed 004's keep-up log, if the application keeps one.
+    pub fn keep_up(&self) -> Option<(SendLog, f64)> {
+        self.app.keep_up()
+    }
+}

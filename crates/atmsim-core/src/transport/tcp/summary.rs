@@ -1,0 +1,39 @@
+//! The `tcp` section of a connection's summary, from the sending end's sender and the receiving
+//! end's receiver (moved from the engine's summary, which now asks the endpoints for it).
+
+use super::{TcpReceiver, TcpSender, TCP_IP_LLC_BYTES};
+use crate::metrics::TcpSummary;
+use crate::time::ps_to_secs;
+
+/// The summary of one TCP connection after warm-up: sender `t`, the far end's receiver `r` (if
+/// it has one), over a window of `window_s` seconds; `rm_share` is the share of the VC's cells
+/// that carry data (1 unless ABR's RM cells take some: (Nrm - 1) / Nrm).
+pub fn tcp_summary(
+    t: &TcpSender,
+    r: Option<&TcpReceiver>,
+    window_s: f64,
+    rm_share: f64,
+) -> TcpSummary {
+    let sm = &t.mark;
+    let bytes = r.map(|r| r.rcv_nxt - r.mark).unwrap_or(0);
+    let max_payload_fraction = crate::wire::aal5_efficiency(t.p.mss, TCP_IP_LLC_BYTES) * rm_share;
+    TcpSummary {
+        max_payload_fraction,
+        goodput_mbps: if window_s > 0.0 {
+            bytes as f64 * 8.0 / window_s / 1e6
+        } else {
+            0.0
+        },
+        bytes_delivered: bytes,
+        segments_sent: t.stats.segments_sent - sm.segments_sent,
+        retransmitted_segments: t.stats.retransmitted_segments - sm.retransmitted_segments,
+        timeouts: t.stats.timeouts - sm.timeouts,
+        fast_retransmits: t.stats.fast_retransmits - sm.fast_retransmits,
+        cwnd_bytes: t.cwnd,
+        max_cwnd_bytes: t.stats.max_cwnd,
+        ssthresh_bytes: t.ssthresh.min(1 << 40),
+        srtt_ms: t.srtt_s().map(|s| s * 1e3),
+        rto_ms: t.rto() as f64 / 1e9,
+        completed_s: t.done_at.map(ps_to_secs),
+    }
+}
