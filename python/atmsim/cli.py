@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .errors import AtmsimError, ScenarioError, SimulationError
+from .version import __version__
 
 PROG = "atmsim"
 EXIT_BAD_INPUT = 2
@@ -674,11 +674,11 @@ def sweep_cmd(
         -r 5 -m ports.A->B.max_queue_cells --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
-    from .scenario import _override_items
+    from .scenario import override_items
     from .study import sweep
     from .study.stats import point_table  # noqa: F401 - loads scipy before the runs start
 
-    fixed = {key: value for _, key, value in _override_items(list(overrides), "--set")}
+    fixed = {key: value for _, key, value in override_items(list(overrides), "--set")}
     try:
         res = sweep(
             file, out, grid=_key_values(grid, "--grid"), zip=_key_values(zip_, "--zip"), set=fixed,

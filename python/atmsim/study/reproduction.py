@@ -92,7 +92,7 @@ def install_report(built: Path, target: Path, names: Sequence[str]) -> None:
     """Move each of ``names`` (files or directories) from the directory ``built`` into ``target``,
     replacing what is there, with SIGINT/SIGTERM deferred so none is left half replaced; then
     remove ``built``."""
-    from ..result import _swap_into_place, signals_deferred
+    from ..result import signals_deferred, swap_into_place
 
     with signals_deferred():
         for name in names:
@@ -101,7 +101,7 @@ def install_report(built: Path, target: Path, names: Sequence[str]) -> None:
                 continue
             dst = target / name
             if src.is_dir() and not src.is_symlink():
-                _swap_into_place(src, dst)
+                swap_into_place(src, dst)
             else:
                 if dst.is_dir() and not dst.is_symlink():
                     shutil.rmtree(dst)
