@@ -565,10 +565,8 @@ def reproduce_cmd(
         raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
     if experiment == "all":
-        from .study.reproduction import reproduce_all
-
         try:
-            page = reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
+            page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
         except KeyboardInterrupt:
             raise _Interrupted() from None
         except OSError as e:

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..result import Result
-from . import Experiment, Row, RunSpec
+from .experiment import Experiment, Row, RunSpec
 from .seed001_data import load_tables
 
 CONN = "pvc"
@@ -74,7 +74,7 @@ def scenario(net: str, family: str) -> str:
 def missing(net: str, family: str) -> str | None:
     """Why the family's scenario cannot run in this build (None: it can): the scenario file is
     absent, or it does not validate (e.g. the workload source or XTPX is not built yet)."""
-    from . import scenarios_dir
+    from .experiment import scenarios_dir
     from ..scenario import load_scenario
 
     path = scenarios_dir() / scenario(net, family)

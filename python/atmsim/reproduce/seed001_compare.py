@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..result import Result
-from . import Row, RunSpec
+from .experiment import Row, RunSpec
 from .seed001_data import Table, load_tables
 
 SEED = "001_08abd1994ada50f6.txt"
