@@ -151,10 +151,10 @@ def test_output_directory_permissions(scenario_file: Path, tmp_path: Path, umask
         assert main(["run", str(scenario_file), "--out", str(out), "--quiet"]) == 0
         assert stat.S_IMODE(out.stat().st_mode) == mode
         # a directory made by mkdtemp (0700), as reproduce does, is given the usual mode too
-        from atmsim.result import _swap_into_place
+        from atmsim.result import swap_into_place
 
         new = Path(tempfile.mkdtemp(prefix=".rep.tmp-", dir=tmp_path))
-        _swap_into_place(new, tmp_path / "rep")
+        swap_into_place(new, tmp_path / "rep")
         assert stat.S_IMODE((tmp_path / "rep").stat().st_mode) == mode
     finally:
         os.umask(old)

@@ -73,7 +73,7 @@ def reports(tmp_path_factory) -> dict[str, Path]:
                        overrides={"run.duration_s": 0.8})
     rep.reproduce("seed003", runs=[spec], out=repro, jobs=1)
     from atmsim.reproduce import seed003
-    from atmsim.study.reproduction import reproduce_all
+    from atmsim.reproduce import reproduce_all
 
     with pytest.MonkeyPatch.context() as mp:  # `reproduce all` over one shortened experiment
         mp.setattr(rep, "EXPERIMENT_MODULES", ("seed003",))

@@ -49,7 +49,7 @@ def test_quick_and_full_run_lists() -> None:
 
 def test_abr_keys_reach_every_abr_connection() -> None:
     spec = rep.RunSpec("t", "seed003/fairness.toml", abr={"nrm": 8})
-    doc, _ = rep._resolve(spec)
+    doc, _ = rep.resolve_run(spec)
     assert [c["abr"]["nrm"] for c in doc["connections"]] == [8] * 17
 
 

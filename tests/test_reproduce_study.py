@@ -13,7 +13,7 @@ import atmsim
 from atmsim import reproduce as rep
 from atmsim.cli import main
 from atmsim.reproduce import seed002, seed003
-from atmsim.study.reproduction import claim_held
+from atmsim.reproduce import claim_held
 
 
 def _seed003_runs(quick: bool = True) -> list[rep.RunSpec]:

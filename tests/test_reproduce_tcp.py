@@ -96,7 +96,7 @@ def test_seed002_runs_match_every_reference() -> None:
     for r in ref["reference"]:
         assert sum(seed002._match(r, s) for s in specs) == 1, r["id"]
     for s in specs:
-        doc, _ = rep._resolve(s)  # every run's scenario and overrides validate
+        doc, _ = rep.resolve_run(s)  # every run's scenario and overrides validate
         assert doc["description"].startswith("Seed 002")
 
 

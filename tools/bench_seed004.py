@@ -51,14 +51,14 @@ FABRICS = {"fore": "Fore ASX-200, output-buffered", "cisco": "Cisco Hyperswitch,
 CHILD = """
 import json, resource, sys
 from atmsim.api import run_document
-from atmsim.reproduce import _resolve, replace
+from atmsim.reproduce import replace, resolve_run
 from atmsim.reproduce.seed004 import FIG8, _runs
 
 fabric, duration, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 name = f"fig8-4to4-{fabric}-n{max(FIG8)}"
 (spec,) = [s for s in _runs(quick=False) if s.name == name]
 spec = replace(spec, overrides={**spec.overrides, "run.duration_s": duration})
-doc, prov = _resolve(spec)
+doc, prov = resolve_run(spec)
 before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 s = run_document(doc, prov, out=out).summary
 print(json.dumps({

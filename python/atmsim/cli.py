@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .errors import AtmsimError, ScenarioError, SimulationError
+from .version import __version__
 
 PROG = "atmsim"
 EXIT_BAD_INPUT = 2
@@ -130,7 +130,8 @@ def _idle(port: dict[str, Any]) -> bool:
 
 
 def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
-    """The tables ``atmsim run`` prints: ports, then connections.
+    """The tables ``atmsim run`` prints: ports, connections, TCP connections, XTPX connections, call
+    classes (each from its function below, left out when the summary has none), then a line of totals.
 
     With ``all_ports=False`` idle ports (no cell transmitted, none dropped, max queue 0) are left
     out of the port table, and a line under it says how many.
@@ -144,112 +145,145 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
     objectives missed) when some connection has requested QoS. The extra columns appear only when
     some entry has them ("-" for the others).
     """
-    parts = []
-    ports = summary.get("ports") or {}
+    conns = summary.get("connections") or {}
+    tables = [
+        _port_table(summary.get("ports") or {}, all_ports),
+        _connection_table(conns),
+        _tcp_table(conns),
+        _xtpx_table(conns),
+        _call_table(summary.get("calls") or {}),
+        _totals_line(summary),
+    ]
+    return "\n\n".join(t for t in tables if t is not None)
+
+
+def _port_table(ports: dict[str, Any], all_ports: bool) -> str | None:
+    """The port table (ERICA columns when some port has them), or None without ports; idle ports
+    left out unless ``all_ports``, with a line saying how many."""
     hidden = 0
     if not all_ports:
         shown = {n: p for n, p in ports.items() if not _idle(p)}
         hidden = len(ports) - len(shown)
         ports = shown
-    if ports or hidden:
-        erica = any("z_mean" in p or "fairshare_mbps" in p for p in ports.values())
-        headers = ["port", "max queue", "mean queue", "utilization", "drops"]
-        if erica:
-            headers += ["z mean", "fair share Mb/s", "ABR cap Mb/s"]
-        rows = []
-        for name, p in sorted(ports.items()):
-            row = [
-                name,
-                _fmt(p.get("max_queue_cells")),
-                _fmt(p.get("mean_queue_cells"), ".1f"),
-                _fmt(p.get("utilization"), ".3f"),
-                _fmt(_drops(p)),
-            ]
-            if erica:
-                row += [
-                    _fmt(p.get("z_mean"), ".3f"),
-                    _fmt(p.get("fairshare_mbps"), ".2f"),
-                    _fmt(p.get("abr_capacity_mbps"), ".2f"),
-                ]
-            rows.append(row)
-        table = _table(headers, rows)
-        if hidden:
-            table += f"\n({hidden} idle port{'s' if hidden != 1 else ''} not shown; --all-ports shows them)"
-        parts.append(table)
-    conns = summary.get("connections") or {}
-    if conns:
-        abr = any("acr_final_mbps" in c for c in conns.values())
-        upc = any("upc_cells" in c for c in conns.values())
-        clr0 = upc or any(
-            c.get("clr_clp0") is not None and c.get("clr_clp0") != c.get("clr") for c in conns.values()
-        )
-        qos = any("qos_met" in c for c in conns.values())
-        secbr = qos or any(c.get("secbr") for c in conns.values())
-        impaired = any(c.get("cells_errored") or c.get("cells_misinserted") for c in conns.values())
-        headers = ["connection", "sent", "delivered", "dropped", "Mb/s", "CTD mean us", "CTD max us", "CDV p2p us", "CLR"]
-        if upc:
-            headers += ["UPC tagged", "UPC discarded"]
-        if clr0:
-            headers += ["CLR0"]
-        if impaired:
-            headers += ["CER", "CMR /s"]
-        if secbr:
-            headers += ["SECBR"]
-        if qos:
-            headers += ["QoS met"]
-        if abr:
-            headers += ["ACR final", "ACR mean", "RM overhead"]
-        rows = []
-        for name, c in sorted(conns.items()):
-            row = [
-                name,
-                _fmt(c.get("cells_sent")),
-                _fmt(c.get("cells_delivered")),
-                _fmt(c.get("cells_dropped")),
-                _fmt(c.get("throughput_mbps"), ".2f"),
-                _fmt(c.get("ctd_mean_us"), ".1f"),
-                _fmt(c.get("ctd_max_us"), ".1f"),
-                _fmt(c.get("cdv_p2p_us"), ".1f"),
-                _fmt(c.get("clr"), ".3g"),
-            ]
-            if upc:
-                row += [_fmt(c.get("upc_tagged")), _fmt(c.get("upc_discarded"))]
-            if clr0:
-                row += [_fmt(c.get("clr_clp0"), ".3g")]
-            if impaired:
-                row += [_fmt(c.get("cer"), ".3g"), _fmt(c.get("cmr_per_s"), ".4g")]
-            if secbr:
-                row += [_fmt(c.get("secbr"), ".3g")]
-            if qos:
-                row += [_qos_met(c.get("qos_met"))]
-            if abr:
-                row += [
-                    _fmt(c.get("acr_final_mbps"), ".2f"),
-                    _fmt(c.get("acr_mean_mbps"), ".2f"),
-                    _fmt(c.get("rm_overhead"), ".4f"),
-                ]
-            rows.append(row)
-        parts.append(_table(headers, rows))
-    tcp = {n: c["tcp"] for n, c in conns.items() if c.get("tcp")}
-    if tcp:
-        columns = [
-            ("goodput Mb/s", "goodput_mbps", ".3f"),
-            ("bytes", "bytes_delivered", None),
-            ("segments", "segments_sent", None),
-            ("retransmitted", "retransmitted_segments", None),
-            ("timeouts", "timeouts", None),
-            ("fast retx", "fast_retransmits", None),
-            ("cwnd", "cwnd_bytes", None),
-            ("max cwnd", "max_cwnd_bytes", None),
-            ("srtt ms", "srtt_ms", ".0f"),
-            ("done s", "completed_s", ".4f"),
+    if not ports and not hidden:
+        return None
+    erica = any("z_mean" in p or "fairshare_mbps" in p for p in ports.values())
+    headers = ["port", "max queue", "mean queue", "utilization", "drops"]
+    if erica:
+        headers += ["z mean", "fair share Mb/s", "ABR cap Mb/s"]
+    rows = []
+    for name, p in sorted(ports.items()):
+        row = [
+            name,
+            _fmt(p.get("max_queue_cells")),
+            _fmt(p.get("mean_queue_cells"), ".1f"),
+            _fmt(p.get("utilization"), ".3f"),
+            _fmt(_drops(p)),
         ]
-        headers, rows = _rows("TCP connection", tcp, columns)
+        if erica:
+            row += [
+                _fmt(p.get("z_mean"), ".3f"),
+                _fmt(p.get("fairshare_mbps"), ".2f"),
+                _fmt(p.get("abr_capacity_mbps"), ".2f"),
+            ]
+        rows.append(row)
+    table = _table(headers, rows)
+    if hidden:
+        table += f"\n({hidden} idle port{'s' if hidden != 1 else ''} not shown; --all-ports shows them)"
+    return table
+
+
+def _has_abr(conns: dict[str, Any]) -> bool:
+    return any("acr_final_mbps" in c for c in conns.values())
+
+
+def _connection_table(conns: dict[str, Any]) -> str | None:
+    """The connection table, with the UPC, CLR0, CER / CMR, SECBR, QoS and ABR columns when some
+    connection has them; None without connections."""
+    if not conns:
+        return None
+    abr = _has_abr(conns)
+    upc = any("upc_cells" in c for c in conns.values())
+    clr0 = upc or any(
+        c.get("clr_clp0") is not None and c.get("clr_clp0") != c.get("clr") for c in conns.values()
+    )
+    qos = any("qos_met" in c for c in conns.values())
+    secbr = qos or any(c.get("secbr") for c in conns.values())
+    impaired = any(c.get("cells_errored") or c.get("cells_misinserted") for c in conns.values())
+    headers = ["connection", "sent", "delivered", "dropped", "Mb/s", "CTD mean us", "CTD max us", "CDV p2p us", "CLR"]
+    if upc:
+        headers += ["UPC tagged", "UPC discarded"]
+    if clr0:
+        headers += ["CLR0"]
+    if impaired:
+        headers += ["CER", "CMR /s"]
+    if secbr:
+        headers += ["SECBR"]
+    if qos:
+        headers += ["QoS met"]
+    if abr:
+        headers += ["ACR final", "ACR mean", "RM overhead"]
+    rows = []
+    for name, c in sorted(conns.items()):
+        row = [
+            name,
+            _fmt(c.get("cells_sent")),
+            _fmt(c.get("cells_delivered")),
+            _fmt(c.get("cells_dropped")),
+            _fmt(c.get("throughput_mbps"), ".2f"),
+            _fmt(c.get("ctd_mean_us"), ".1f"),
+            _fmt(c.get("ctd_max_us"), ".1f"),
+            _fmt(c.get("cdv_p2p_us"), ".1f"),
+            _fmt(c.get("clr"), ".3g"),
+        ]
+        if upc:
+            row += [_fmt(c.get("upc_tagged")), _fmt(c.get("upc_discarded"))]
+        if clr0:
+            row += [_fmt(c.get("clr_clp0"), ".3g")]
+        if impaired:
+            row += [_fmt(c.get("cer"), ".3g"), _fmt(c.get("cmr_per_s"), ".4g")]
+        if secbr:
+            row += [_fmt(c.get("secbr"), ".3g")]
+        if qos:
+            row += [_qos_met(c.get("qos_met"))]
         if abr:
-            headers.append("source queue max")
-            for row in rows:
-                row.append(_fmt(conns[row[0]].get("source_queue_max_cells")))
-        parts.append(_table(headers, rows))
+            row += [
+                _fmt(c.get("acr_final_mbps"), ".2f"),
+                _fmt(c.get("acr_mean_mbps"), ".2f"),
+                _fmt(c.get("rm_overhead"), ".4f"),
+            ]
+        rows.append(row)
+    return _table(headers, rows)
+
+
+def _tcp_table(conns: dict[str, Any]) -> str | None:
+    """One row per connection with a TCP source (plus its source queue's maximum when some
+    connection is ABR); None without one."""
+    tcp = {n: c["tcp"] for n, c in conns.items() if c.get("tcp")}
+    if not tcp:
+        return None
+    columns = [
+        ("goodput Mb/s", "goodput_mbps", ".3f"),
+        ("bytes", "bytes_delivered", None),
+        ("segments", "segments_sent", None),
+        ("retransmitted", "retransmitted_segments", None),
+        ("timeouts", "timeouts", None),
+        ("fast retx", "fast_retransmits", None),
+        ("cwnd", "cwnd_bytes", None),
+        ("max cwnd", "max_cwnd_bytes", None),
+        ("srtt ms", "srtt_ms", ".0f"),
+        ("done s", "completed_s", ".4f"),
+    ]
+    headers, rows = _rows("TCP connection", tcp, columns)
+    if _has_abr(conns):
+        headers.append("source queue max")
+        for row in rows:
+            row.append(_fmt(conns[row[0]].get("source_queue_max_cells")))
+    return _table(headers, rows)
+
+
+def _xtpx_table(conns: dict[str, Any]) -> str | None:
+    """One row per XTPX connection (a bundle's members as NAME#K); None without one."""
     xtpx: dict[str, Any] = {}
     for n, c in conns.items():
         bundle = c.get("xtpx_bundle")
@@ -258,32 +292,41 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
             xtpx.update({f"{n}#{k:0{width}d}": x for k, x in enumerate(bundle)})
         elif c.get("xtpx"):
             xtpx[n] = c["xtpx"]
-    if xtpx:
-        columns = [
-            ("goodput Mb/s", "goodput_mbps", ".3f"),
-            ("kB/s", "throughput_kBps", ".1f"),
-            ("rate B/s", "rate_bytes_per_s", ".0f"),
-            ("bytes", "bytes_delivered", None),
-            ("packets", "packets_sent", None),
-            ("retransmitted", "retransmitted_packets", None),
-            ("timeouts", "timeouts", None),
-            ("done s", "completed_s", ".4f"),
-        ]
-        parts.append(_table(*_rows("XTPX connection", xtpx, columns)))
-    calls = summary.get("calls") or {}
-    if calls:
-        columns = [
-            ("offered", "offered", None),
-            ("admitted", "admitted", None),
-            ("blocked", "blocked", None),
-            ("no slot", "blocked_no_slot", None),
-            ("blocking", "blocking_probability", ".4f"),
-            ("95% CI +-", "blocking_ci95", ".4f"),
-            ("Erlang-B", "erlang_b", ".4f"),
-            ("max active", "max_active", None),
-            ("setup ms", "setup_delay_mean_ms", ".3f"),
-        ]
-        parts.append(_table(*_rows("call class", calls, columns)))
+    if not xtpx:
+        return None
+    columns = [
+        ("goodput Mb/s", "goodput_mbps", ".3f"),
+        ("kB/s", "throughput_kBps", ".1f"),
+        ("rate B/s", "rate_bytes_per_s", ".0f"),
+        ("bytes", "bytes_delivered", None),
+        ("packets", "packets_sent", None),
+        ("retransmitted", "retransmitted_packets", None),
+        ("timeouts", "timeouts", None),
+        ("done s", "completed_s", ".4f"),
+    ]
+    return _table(*_rows("XTPX connection", xtpx, columns))
+
+
+def _call_table(calls: dict[str, Any]) -> str | None:
+    """One row per call class (connection admission); None without calls."""
+    if not calls:
+        return None
+    columns = [
+        ("offered", "offered", None),
+        ("admitted", "admitted", None),
+        ("blocked", "blocked", None),
+        ("no slot", "blocked_no_slot", None),
+        ("blocking", "blocking_probability", ".4f"),
+        ("95% CI +-", "blocking_ci95", ".4f"),
+        ("Erlang-B", "erlang_b", ".4f"),
+        ("max active", "max_active", None),
+        ("setup ms", "setup_delay_mean_ms", ".3f"),
+    ]
+    return _table(*_rows("call class", calls, columns))
+
+
+def _totals_line(summary: dict[str, Any]) -> str | None:
+    """Simulated time, events, wall time and events/s, as far as the summary has them."""
     tail = []
     if "sim_time_s" in summary:
         tail.append(f"simulated {summary['sim_time_s']:.6g} s")
@@ -294,9 +337,7 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
         tail.append(f"wall {wall:.3f} s")
         if summary.get("events"):
             tail.append(f"{summary['events'] / wall:,.0f} events/s")
-    if tail:
-        parts.append(", ".join(tail))
-    return "\n\n".join(parts)
+    return ", ".join(tail) if tail else None
 
 
 def format_series_schema(schema: Mapping[str, Any]) -> str:
@@ -565,10 +606,8 @@ def reproduce_cmd(
         raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
     if experiment == "all":
-        from .study.reproduction import reproduce_all
-
         try:
-            page = reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
+            page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
         except KeyboardInterrupt:
             raise _Interrupted() from None
         except OSError as e:
@@ -674,11 +713,11 @@ def sweep_cmd(
         -r 5 -m ports.A->B.max_queue_cells --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
-    from .scenario import _override_items
+    from .scenario import override_items
     from .study import sweep
     from .study.stats import point_table  # noqa: F401 - loads scipy before the runs start
 
-    fixed = {key: value for _, key, value in _override_items(list(overrides), "--set")}
+    fixed = {key: value for _, key, value in override_items(list(overrides), "--set")}
     try:
         res = sweep(
             file, out, grid=_key_values(grid, "--grid"), zip=_key_values(zip_, "--zip"), set=fixed,

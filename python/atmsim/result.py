@@ -354,7 +354,7 @@ def streamed_output(directory: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = make_temp_dir(target)
     try:
         yield tmp
-        _swap_into_place(tmp, target)
+        swap_into_place(tmp, target)
     except BaseException:
         with signals_deferred():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -367,7 +367,8 @@ def streamed_output(directory: str | os.PathLike[str]) -> Iterator[Path]:
 _TEMP_RE = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>[0-9]+)-[^/]*")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` may still exist (what is not ours to judge counts as alive)."""
     if pid <= 0:
         return True  # not ours to judge
     try:
@@ -402,7 +403,7 @@ def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
         except OSError:
             continue
         pid = int(m.group("pid"))
-        if pid == os.getpid() or _pid_alive(pid):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(Path(entry.path))
@@ -469,7 +470,7 @@ def signals_deferred() -> Iterator[None]:
             signal.raise_signal(sig)
 
 
-def _swap_into_place(new: Path, target: Path) -> None:
+def swap_into_place(new: Path, target: Path) -> None:
     """Put the complete directory ``new`` at ``target`` (replacing an earlier directory there),
     with signals deferred so neither a half-swapped state nor a ``.old-`` directory is left."""
     with signals_deferred():

@@ -323,7 +323,7 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _override_items(overrides: Any, label: str) -> list[tuple[str, str, Any]]:
+def override_items(overrides: Any, label: str) -> list[tuple[str, str, Any]]:
     """Normalise overrides to ``(label, key, value)``."""
     if overrides is None:
         return []
@@ -356,7 +356,7 @@ def apply_overrides(
     Each key path is checked against the scenario's JSON Schema; a path that does not exist raises
     ``ScenarioError(label, key, "no such key; allowed here: ...")``.
     """
-    items = _override_items(overrides, label)
+    items = override_items(overrides, label)
     if not items:
         return doc
     walker = _Schema(schema_doc if schema_doc is not None else schema())

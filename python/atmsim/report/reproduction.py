@@ -35,7 +35,7 @@ def _comparison(page: Page, rows: list[dict[str, Any]], title: str) -> None:
     ours against published for the numeric rows (the diagonal = agreement)."""
     import plotly.graph_objects as go
 
-    from ..study.reproduction import claim_held
+    from ..reproduce.experiment import claim_held
 
     headers = ["quantity", "run", "published", "ours", "difference", "relative", "claim", "source"]
     table, classes = [], []

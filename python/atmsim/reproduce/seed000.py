@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..result import Result
-from . import Experiment, Row, RunSpec
 from .analysis import figure, series_of
+from .experiment import Experiment, Row, RunSpec
 
 CONFIGS = {"wan": 10.0, "sat-wan": 170.0, "sat-sat": 170.0}
 MSS = (512, 9140)

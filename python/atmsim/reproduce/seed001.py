@@ -5,8 +5,10 @@ across the Atlantic (RTT 100 ms) and a 155 Mb/s CBR PVC in Berlin (BALI, RTT 2-4
 and SPIMS workload scripts, and gives the values as Tables 9-20 (``data/seed001/``, read by
 ``seed001_data``). The runs are the files of ``scenarios/seed001/`` (one per network and
 experiment family) with the row's SPIMS script set by ``--set``; the claims of the text are in
-``reference/seed001.toml``. Helpers ``seed001_compare`` (the comparison rows) and
-``seed001_plots`` (the figures) hold the rest.
+``reference/seed001.toml``. Helpers ``seed001_compare`` (the rows of Tables 9-20),
+``seed001_xtpx`` (Figure 28's runs and rows) and ``seed001_plots`` (the figures) hold the rest;
+each imports only the ones before it in ``seed001_data`` -> ``seed001_compare`` ->
+``seed001_xtpx`` -> ``seed001_plots`` -> this module.
 
 Our volumes are smaller than the seed's (its xtcp rows move 1000 TSDUs 10 times, its bundles
 250 TSDUs per connection 5 times): every reduction is one rule for a whole table, stated in
@@ -15,22 +17,22 @@ Our volumes are smaller than the seed's (its xtcp rows move 1000 TSDUs 10 times,
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
 from ..result import Result
-from . import Experiment, Row, RunSpec
-from .seed001_data import load_tables
+from .experiment import Experiment, Row, RunSpec
+from .seed001_compare import compare_rows
+from .seed001_data import DURATION_S, MTU, SEED, load_tables, missing, scenario
+from .seed001_plots import draw
+from .seed001_xtpx import xtpx_rows, xtpx_runs
 
 CONN = "pvc"
 KEY_SCRIPT = f"connections.{CONN}.source.workload.script"
 KEY_WINDOW = f"connections.{CONN}.source.tcp.window_bytes"
 KEY_MSS = f"connections.{CONN}.source.tcp.mss_bytes"
-MTU = {"wan": 9188, "lan": 9180}
 NETWORKS = ("wan", "lan")
 FAMILIES = ("bulk", "rr", "bundle", "mixed", "xtpx")
 
@@ -49,12 +51,6 @@ BUNDLE = {False: {"runs": 2, "scale": 0.2}, True: {"runs": 1, "scale": 0.04}}
 #: (TSDUs per bulk connection by network: enough to outlast the rr member, checked per run)
 MIXED = {False: {"runs": 2, "count": 20, "bulk": {"wan": 2000, "lan": 8000}},
          True: {"runs": 1, "count": 5, "bulk": {"wan": 400, "lan": 2000}}}
-#: XTPX (Figure 28): connections and rates (KB/s of 1,000 B; None = unrestricted)
-XTPX_CONNECTIONS = {False: (1, 4, 8, 12), True: (1, 12)}
-XTPX_RATES = {False: (None, 500, 200, 20), True: (200,)}
-#: simulated time limit of a run: the run goes on after the workload is done (idle, cheap), so
-#: the limit is generous; a workload that had not finished is marked in its rows
-DURATION_S = {"wan": 5000.0, "lan": 5000.0}
 
 QUICK_ROWS = {
     9: (50, 900, 9000, 65536),
@@ -64,28 +60,6 @@ QUICK_ROWS = {
     13: (1, 4), 14: (1, 4), 15: (1, 4), 16: (1, 4), 17: (2, 4), 18: (2, 4),
     19: (0, 2), 20: (0, 2),
 }
-
-
-def scenario(net: str, family: str) -> str:
-    return f"seed001/{net}-{family}.toml"
-
-
-@functools.lru_cache(maxsize=None)
-def missing(net: str, family: str) -> str | None:
-    """Why the family's scenario cannot run in this build (None: it can): the scenario file is
-    absent, or it does not validate (e.g. the workload source or XTPX is not built yet)."""
-    from . import scenarios_dir
-    from ..scenario import load_scenario
-
-    path = scenarios_dir() / scenario(net, family)
-    if not path.exists():
-        return f"scenarios/{scenario(net, family)} does not exist (XTPX scenario keys not available)"
-    try:
-        load_scenario(path)
-    except ScenarioError as e:
-        msg = str(e).replace(f"{path}: ", "")
-        return f"scenarios/{scenario(net, family)} does not validate in this build: {msg}"
-    return None
 
 
 # ------------------------------------------------------------------------------------ scripts
@@ -209,28 +183,20 @@ def runs(quick: bool) -> list[RunSpec]:
             if _keep(quick, t, k):
                 out.append(_spec(f"t{t}-k{k}", net, "mixed", mixed_script(k, m["runs"], m["count"], m["bulk"][net]),
                                  {"table": t, "row": i, "bulk_connections": k, "count": m["count"]}))
-    out += _xtpx_runs(quick)
+    out += xtpx_runs(quick)
     return out
-
-
-def _xtpx_runs(quick: bool) -> list[RunSpec]:
-    from .seed001_xtpx import xtpx_runs
-
-    return xtpx_runs(quick)
 
 
 # ------------------------------------------------------------------------------------ compare
 
 
 def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Sequence[RunSpec]) -> list[Row]:
-    from .seed001_compare import compare_rows
-
-    return compare_rows(results, reference, specs)
+    """The rows of Tables 9-20, then Figure 28's."""
+    claims = {c["id"]: c for c in reference.get("claim", [])}
+    return compare_rows(results, reference, specs) + xtpx_rows(results, reference, specs, claims)
 
 
 def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Path) -> list[Path]:
-    from .seed001_plots import draw
-
     return draw(results, specs, directory)
 
 
@@ -284,7 +250,7 @@ def _method() -> str:
 EXPERIMENT = Experiment(
     name="seed001",
     title="Seed 001: transport flow control over trans-Atlantic and LAN ATM (Tables 9-20, Figures 12-28)",
-    seed_file="001_08abd1994ada50f6.txt",
+    seed_file=SEED,
     runs=runs,
     compare=compare,
     plots=plots,

@@ -4,21 +4,31 @@
 and the CSV of every table: numbers as printed (``None`` for the seed's "-"), with the seed
 file's line of each row. ``seed_rows(path)`` parses the same tables out of the seed file itself
 (the tab-separated rows above each "Table N" caption), for the test that compares the two.
+
+Also the pieces of the runs' layout that the other seed 001 modules share (this is the lowest of
+them: ``seed001_data`` -> ``seed001_compare`` -> ``seed001_xtpx`` -> ``seed001_plots`` ->
+``seed001``, each importing only those before it): the seed file's name ``SEED``, the scenario
+file of a network and family (``scenario``), why one cannot run in this build (``missing``), the
+networks' MTUs and a run's time limit.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ScenarioError
+from .experiment import scenarios_dir
+
 DATA_DIR = Path(__file__).resolve().parent / "data" / "seed001"
 TABLES = tuple(range(9, 21))
 
-__all__ = ["DATA_DIR", "TABLES", "Table", "load_tables", "seed_rows", "figure28"]
+__all__ = ["DATA_DIR", "TABLES", "Table", "load_tables", "seed_rows", "figure28", "SEED", "MTU", "DURATION_S", "scenario", "missing"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +103,34 @@ def seed_rows(path: Path) -> dict[int, list[tuple[int, list[str]]]]:
             j -= 1
         out.setdefault(int(m.group(1)), []).extend(reversed(block))
     return out
+
+
+# ------------------------------------------------------------------------------------ the runs' layout
+
+#: the seed file, under ../shared/seeds/
+SEED = "001_08abd1994ada50f6.txt"
+MTU = {"wan": 9188, "lan": 9180}
+#: simulated time limit of a run: the run goes on after the workload is done (idle, cheap), so
+#: the limit is generous; a workload that had not finished is marked in its rows
+DURATION_S = {"wan": 5000.0, "lan": 5000.0}
+
+
+def scenario(net: str, family: str) -> str:
+    return f"seed001/{net}-{family}.toml"
+
+
+@functools.lru_cache(maxsize=None)
+def missing(net: str, family: str) -> str | None:
+    """Why the family's scenario cannot run in this build (None: it can): the scenario file is
+    absent, or it does not validate (e.g. the workload source or XTPX is not built yet)."""
+    from ..scenario import load_scenario
+
+    path = scenarios_dir() / scenario(net, family)
+    if not path.exists():
+        return f"scenarios/{scenario(net, family)} does not exist (XTPX scenario keys not available)"
+    try:
+        load_scenario(path)
+    except ScenarioError as e:
+        msg = str(e).replace(f"{path}: ", "")
+        return f"scenarios/{scenario(net, family)} does not validate in this build: {msg}"
+    return None

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..result import Result
-from . import RunSpec
 from .analysis import figure
+from .experiment import RunSpec
 from .seed001_compare import throughput, transaction_ms
 from .seed001_data import load_tables
 from .seed001_xtpx import per_connection

@@ -14,10 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..result import Result
-from . import Row, RunSpec
-from .seed001_data import figure28
+from .experiment import Row, RunSpec
+from .seed001_compare import throughput
+from .seed001_data import DURATION_S, MTU, SEED, figure28, missing, scenario
 
-SEED = "001_08abd1994ada50f6.txt"
+#: XTPX (Figure 28): connections and rates (KB/s of 1,000 B; None = unrestricted)
+XTPX_CONNECTIONS = {False: (1, 4, 8, 12), True: (1, 12)}
+XTPX_RATES = {False: (None, 500, 200, 20), True: (200,)}
 #: the rate's interval I (ms); the burst B = R x I (section 5.2: "R = B / I")
 INTERVAL_MS = 10.0
 #: TSDU ("TSDU length = 20 KB", KB = 1,000 B as the scripts' 70 KB = 70000)
@@ -40,8 +43,6 @@ def script(k: int, n: int) -> str:
 
 
 def xtpx_runs(quick: bool) -> list[RunSpec]:
-    from .seed001 import DURATION_S, MTU, XTPX_CONNECTIONS, XTPX_RATES, missing, scenario
-
     out: list[RunSpec] = []
     for net in ("lan", "wan"):
         if missing(net, "xtpx"):
@@ -74,15 +75,11 @@ def pvc_payload_xtpx_kBps(pvc_mbps: float, burst: int, mtu: int, header: int = 3
 
 def per_connection(result: Result, k: int) -> list[float]:
     """Each connection's throughput, kB/s (members 0..k-1 of the workload's statement)."""
-    from .seed001_compare import throughput
-
     vals = [throughput(result, m)[0] for m in range(k)]
     return [v for v in vals if v is not None]
 
 
 def xtpx_rows(results: Mapping[str, Result], reference: dict[str, Any], specs: Sequence[RunSpec], claims: dict[str, Any]) -> list[Row]:
-    from .seed001 import missing
-
     f = figure28()
     src = f"{SEED}, {f['title']} (section {f['section']})"
     c = claims["xtpx"]

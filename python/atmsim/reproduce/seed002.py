@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..result import Result
-from . import Experiment, Row, RunSpec
 from .analysis import figure, series_of
+from .experiment import Experiment, Row, RunSpec, scenarios_dir
 
 PORT = "Sw1->Sw2"
 #: the seed's high-frequency VBR: "1 ms on (80%), 1 ms off, start at t = 2ms"; 80% read as seed
@@ -148,7 +148,6 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
                 rows.append(Row("queue: max, mean over the 2nd half (cells)", run, want, f"{verdict}: {q:.0f}, {m2:.0f}", src))
             if ref["scheme"] == "ubr":
                 from ..scenario import load_scenario
-                from . import scenarios_dir
 
                 doc, _ = load_scenario(scenarios_dir() / s.scenario)
                 tcps = [c for c in doc["connections"] if c["source"]["kind"] == "tcp"]

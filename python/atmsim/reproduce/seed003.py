@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..result import Result
-from . import Experiment, Row, RunSpec
 from .analysis import figure, series_of, settle_time, window_mean
+from .experiment import Experiment, Row, RunSpec, resolve_run
 from .maxmin import max_min_fair
 
 SCENARIOS = {"transient": "seed003/transient.toml", "fairness": "seed003/fairness.toml"}
@@ -368,9 +368,7 @@ def _active_periods(spec: RunSpec, end: float, result: Result | None = None) -> 
     """``{connection: (start_s, stop_s)}`` of the run's sources (from its scenario). A finite
     feed into an ABR source (s2 of the transient) sends on after its feed stops: with a result,
     its period ends at its last delivered data instead."""
-    from . import _resolve
-
-    doc, _ = _resolve(spec)
+    doc, _ = resolve_run(spec)
     out = {}
     for c in doc.get("connections") or []:
         src = c.get("source") or {}

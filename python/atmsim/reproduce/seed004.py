@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..result import Result
-from . import Experiment, Row, RunSpec, scenarios_dir
 from .analysis import figure
+from .experiment import Experiment, Row, RunSpec, load_reference, scenarios_dir
 
 DURATION_S = 220.0  # the seed's 3 min 40 s
 QUICK_S = 20.0
@@ -348,8 +348,6 @@ def _plot_fig9(results: Mapping[str, Result], group: Sequence[RunSpec], director
     """Figure 9: share of received intervals per bin against the stream count, one panel per
     switch, ours (mean over replications, bars: their standard deviation) solid, the seed's
     dashed."""
-    from . import load_reference
-
     ref = load_reference(EXPERIMENT).get("figure9", [])
     fig = figure(10.0, 4.5)
     axes = fig.subplots(1, 2, sharey=True)

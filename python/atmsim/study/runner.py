@@ -18,7 +18,7 @@ __all__ = ["run_id_of", "run_tasks", "Progress"]
 def run_id_of(doc: dict[str, Any]) -> str:
     """The key of a run: a hash of its resolved scenario (file content, overrides, seed) and the
     atmsim version."""
-    from .. import __version__
+    from ..version import __version__
 
     blob = json.dumps({"scenario": doc, "atmsim": __version__}, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]

@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ScenarioError
+from ..result import pid_alive
 
 __all__ = ["Store", "results", "query", "flatten", "META_COLUMNS"]
 
@@ -72,12 +73,6 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _pid_alive(pid: int) -> bool:
-    from ..result import _pid_alive as alive
-
-    return alive(pid)
-
-
 class Store:
     """A study's directory (see the module docstring)."""
 
@@ -91,7 +86,7 @@ class Store:
     def open(cls, directory: str | os.PathLike[str], kind: str, identity: str, spec: Mapping[str, Any]) -> "Store":
         """Open (or create) the store for a study of ``kind`` with ``identity``; a directory
         holding another study, or other files, is refused (``ScenarioError``) and left as it is."""
-        from .. import __version__
+        from ..version import __version__
 
         path = Path(directory)
         if path.exists() and not path.is_dir():
@@ -128,7 +123,7 @@ class Store:
                 if not m:
                     continue
                 pid = int(m.group("pid"))
-                if pid == os.getpid() or _pid_alive(pid):
+                if pid == os.getpid() or pid_alive(pid):
                     continue
                 if e.is_dir(follow_symlinks=False):
                     shutil.rmtree(e.path, ignore_errors=True)
