@@ -195,10 +195,11 @@ impl Host {
         }
     }
 
-    /// The host has a model: see [`Socket::gate`]. The window update on read applies to the
-    /// raw reading application only (as before the host layer; see the commit that extends it).
+    /// The host has a model: see [`Socket::gate`]. Every application that reads (the raw
+    /// reading end, the video receiver, the workload runner) gets BSD's window: its TCP
+    /// advertises the free receive buffer and sends a window update when a read opens it.
     pub fn gate(&mut self, send_buffer: u64) {
-        let app_reads = matches!(self.app, AnyApp::Reader(_));
+        let app_reads = self.app.reads();
         for s in &mut self.socks {
             s.gate(send_buffer, app_reads);
         }
