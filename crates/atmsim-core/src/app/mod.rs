@@ -226,6 +226,9 @@ pub struct SocketFacts {
 pub struct AppSections {
     pub video: Option<crate::metrics::VideoSummary>,
     pub workload: Option<crate::metrics::workload::WorkloadSummary>,
+    /// Any other application's sections, by name (`summary.json` shows them under the
+    /// connection as they serialize).
+    pub other: Vec<(&'static str, serde_json::Value)>,
 }
 
 /// A video sender's log for seed 004's keep-up rule: frames whose first packet was handed to

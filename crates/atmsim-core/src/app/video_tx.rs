@@ -120,7 +120,7 @@ impl Application for VideoSender {
         };
         AppSections {
             video,
-            workload: None,
+            ..Default::default()
         }
     }
 }

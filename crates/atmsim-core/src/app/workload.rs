@@ -559,8 +559,8 @@ impl Application for WorkloadApp {
             _ => None,
         };
         AppSections {
-            video: None,
             workload: (self.role == Role::Initiator).then(|| workload_summary(self, peer)),
+            ..Default::default()
         }
     }
 }

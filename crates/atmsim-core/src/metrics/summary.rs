@@ -187,6 +187,10 @@ pub struct ConnectionSummary {
     /// (docs/workloads.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<super::workload::WorkloadSummary>,
+    /// Other applications' own sections, by name (each application's `sections` hook; a new
+    /// application adds its section here without a field of its own).
+    #[serde(flatten)]
+    pub sections: BTreeMap<&'static str, serde_json::Value>,
 }
 
 /// The result summary (`summary.json` without the front end's additions).

@@ -89,197 +89,17 @@ impl Simulation {
         for e in &self.endpoints {
             by_flow[e.flow as usize].push(e);
         }
-        let mut ports = BTreeMap::new();
-        for p in &self.ports {
-            let s = &p.stats;
-            let means = p.scheme.interval_means();
-            let area =
-                s.area + p.queue.len as u128 * (self.now - s.last_change.min(self.now)) as u128;
-            ports.insert(
-                p.name.clone(),
-                PortSummary {
-                    node: self.nodes[p.node as usize].name.clone(),
-                    to: self.nodes[p.to as usize].name.clone(),
-                    rate_mbps: p.rate_bps as f64 / 1e6,
-                    max_queue_cells: s.max_queue,
-                    mean_queue_cells: area as f64 / window_ps as f64,
-                    utilization: s.tx_cells as f64 * CELL_BITS as f64
-                        / p.rate_bps as f64
-                        / window_s,
-                    cells_transmitted: s.tx_cells,
-                    cells_dropped: s.drops.iter().sum(),
-                    drops: drops_map(&s.drops),
-                    z_mean: means.map(|m| m.z),
-                    fairshare_mbps: means.map(|m| m.fair_mbps),
-                    abr_capacity_mbps: means.map(|m| m.abr_capacity_mbps),
-                    abr_intervals: p.scheme.intervals_closed(),
-                    cac_capacity_mbps: p.cac.as_ref().map(|c| c.capacity_bps() as f64 / 1e6),
-                    cac_allocated_mbps: p.cac.as_ref().map(|c| c.allocated_bps() as f64 / 1e6),
-                    cac_allocated_max_mbps: p.cac.as_ref().map(|_| p.cac_max_bps as f64 / 1e6),
-                },
-            );
-        }
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| (p.name.clone(), self.port_summary(p, window_ps, window_s)))
+            .collect();
         let mut connections = BTreeMap::new();
         for (i, f) in self.flows.iter().enumerate() {
-            let s = &f.stats;
-            let us = |ps: u64| ps as f64 / 1e6;
-            let got = s.delivered > 0;
-            // CLR over every cell and over the CLP=0 flow (cells still in flight are neither)
-            let ratio = |lost: u64, all: u64| {
-                if all > 0 {
-                    lost as f64 / all as f64
-                } else {
-                    0.0
-                }
-            };
-            let clr = ratio(s.dropped, s.delivered + s.dropped);
-            let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
-            // UPC counts after warm-up
-            let upc = f.upc.as_ref().map(|u| {
-                let (now, m) = (
-                    u.counts(),
-                    f.upc_mark.as_deref().copied().unwrap_or_default(),
-                );
-                crate::policing::UpcCounts {
-                    cells: now.cells - m.cells,
-                    passed: now.passed - m.passed,
-                    tagged: now.tagged - m.tagged,
-                    discarded: now.discarded - m.discarded,
-                    pcr_failures: now.pcr_failures - m.pcr_failures,
-                    scr_failures: now.scr_failures - m.scr_failures,
-                }
-            });
-            let on_flow = &by_flow[i];
-            let abr = on_flow.iter().find_map(|e| e.app.abr());
-            let acr_mean = abr.and_then(|a| {
-                let (area_end, active) = a.acr_integral(self.now);
-                let active = active?;
-                let (from, area_from) = if active < self.warmup {
-                    (self.warmup, a.acr_mark)
-                } else {
-                    (active, 0.0)
-                };
-                (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
-            });
-            // the endpoints' sections: each transport connection sending on this flow, by
-            // number, and the applications' own
-            let rx_of = |conn: u16| {
-                let r = f.rx_endpoint(conn);
-                (r != NONE).then(|| &self.endpoints[r as usize].app)
-            };
-            let ts = crate::host::endpoint::transport_sections(
-                on_flow.iter().map(|e| (e.conn, &e.app)),
-                rx_of,
-                window_s,
-            );
-            let apps = on_flow
-                .iter()
-                .map(|e| e.app.sections(rx_of(e.conn)))
-                .fold(crate::app::AppSections::default(), |a, b| crate::app::AppSections {
-                    video: a.video.or(b.video),
-                    workload: a.workload.or(b.workload),
-                });
-            let tcp = ts.tcp.first().map(|t| t.1.clone());
-            let tcp_bundle = (ts.tcp.len() > 1).then(|| ts.tcp.into_iter().map(|t| t.1).collect());
-            let xtpx = ts.xtpx.first().map(|t| t.1.clone());
-            let xtpx_bundle =
-                (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
-            connections.insert(
-                f.name.clone(),
-                ConnectionSummary {
-                    tcp,
-                    tcp_bundle,
-                    xtpx,
-                    xtpx_bundle,
-                    video: apps.video,
-                    workload: apps.workload,
-                    category: f.category.name(),
-                    route: self.route_names(i),
-                    cells_sent: f.sent,
-                    cells_delivered: s.delivered,
-                    cells_dropped: s.dropped,
-                    cells_in_flight: self.cells_in_network(i as u32),
-                    throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64
-                        / window_s
-                        / 1e6,
-                    user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
-                    frames_sent: s.frames_sent,
-                    frames_delivered: s.frames_delivered,
-                    frames_lost: s.frames_sent
-                        - s.frames_delivered
-                        - self.frames_in_network(i as u32),
-                    ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
-                    ctd_max_us: got.then(|| us(s.ctd_max)),
-                    ctd_min_us: got.then(|| us(s.ctd_min)),
-                    cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
-                    ctd_p999_us: s
-                        .ctd_hist
-                        .quantile(0.999)
-                        .map(|q| us((f.base_ps + q).min(s.ctd_max))),
-                    cdv_p999_us: s
-                        .ctd_hist
-                        .quantile(0.999)
-                        .map(|q| us((f.base_ps + q).min(s.ctd_max).saturating_sub(s.ctd_min))),
-                    clr,
-                    drops: drops_map(&s.drops),
-                    drops_by_port: f
-                        .ports
-                        .iter()
-                        .zip(&s.drops_by_hop)
-                        .filter(|(_, &n)| n > 0)
-                        .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
-                        .collect(),
-                    rm_cells_sent: s.rm_sent,
-                    cells_errored: s.errored,
-                    cer: if s.delivered > 0 {
-                        s.errored as f64 / s.delivered as f64
-                    } else {
-                        0.0
-                    },
-                    cells_misinserted: s.misinserted,
-                    cmr_per_s: s.misinserted as f64 / window_s,
-                    clr_clp0,
-                    secbr: f.blocks.secbr(),
-                    upc_cells: upc.map(|u| u.cells),
-                    upc_tagged: upc.map(|u| u.tagged),
-                    upc_discarded: upc.map(|u| u.discarded),
-                    proposed_contract: f
-                        .monitor
-                        .and_then(|m| self.monitors[m as usize].propose(self.now)),
-                    qos_met: f.qos.as_deref().map(|q| {
-                        let mut m = BTreeMap::new();
-                        if let Some(v) = q.max_ctd {
-                            m.insert("max_ctd", got && s.ctd_max <= v);
-                        }
-                        if let Some(v) = q.cdv {
-                            m.insert("cdv", got && s.ctd_max - s.ctd_min <= v);
-                        }
-                        if let Some(v) = q.clr {
-                            m.insert("clr", if q.clr_clp0 { clr_clp0 } else { clr } <= v);
-                        }
-                        let all = m.values().all(|&b| b);
-                        m.insert("all", all);
-                        m
-                    }),
-                    qos_clr_flow: f
-                        .qos
-                        .as_deref()
-                        .and_then(|q| q.clr.map(|_| if q.clr_clp0 { "clp0" } else { "clp0+1" })),
-                    acr_final_mbps: abr.map(|a| a.acr),
-                    acr_mean_mbps: acr_mean,
-                    rm_overhead: abr.map(|_| {
-                        if f.sent > 0 {
-                            s.rm_sent as f64 / f.sent as f64
-                        } else {
-                            0.0
-                        }
-                    }),
-                    source_queue_max_cells: abr.map(|a| a.max_backlog),
-                    source_queue_final_cells: abr.filter(|a| a.is_relay()).map(|a| a.backlog),
-                    brm_turned_around: abr.filter(|a| a.turnaround).map(|a| a.brm_sent),
-                    brm_overwritten: abr.filter(|a| a.turnaround).map(|a| a.brm_overwritten),
-                },
-            );
+            let mut c = self.connection_summary(i, window_s);
+            self.abr_fields(&mut c, i, &by_flow[i]);
+            self.endpoint_fields(&mut c, i, &by_flow[i], window_s);
+            connections.insert(f.name.clone(), c);
         }
         Summary {
             seed: self.seed,
@@ -295,31 +115,235 @@ impl Simulation {
                 .filter_map(|n| n.fabric.summary().map(|f| (n.name.clone(), f)))
                 .collect(),
             hosts: self.host_summaries(window_ps),
-            calls: self
-                .calls
-                .iter()
-                .map(|c| {
-                    let decided = c.offered.max(1) as f64;
-                    let pb = (c.blocked + c.no_slot) as f64 / decided;
-                    (
-                        c.name.clone(),
-                        CallSummary {
-                            offered: c.offered,
-                            admitted: c.admitted,
-                            blocked: c.blocked,
-                            blocked_no_slot: c.no_slot,
-                            blocking_probability: pb,
-                            blocking_ci95: batch_means_ci95(&c.batch_offered, &c.batch_blocked),
-                            active_at_end: c.active,
-                            max_active: c.max_active,
-                            setup_delay_mean_ms: (c.connected > 0)
-                                .then(|| c.setup_sum_ps as f64 / c.connected as f64 / 1e9),
-                            erlang_b: self.erlang_b_of(c),
-                        },
-                    )
-                })
-                .collect(),
+            calls: self.call_summaries(),
         }
+    }
+
+    /// One output port's section.
+    fn port_summary(&self, p: &Port, window_ps: SimDuration, window_s: f64) -> PortSummary {
+        let s = &p.stats;
+        let means = p.scheme.interval_means();
+        let area = s.area + p.queue.len as u128 * (self.now - s.last_change.min(self.now)) as u128;
+        PortSummary {
+            node: self.nodes[p.node as usize].name.clone(),
+            to: self.nodes[p.to as usize].name.clone(),
+            rate_mbps: p.rate_bps as f64 / 1e6,
+            max_queue_cells: s.max_queue,
+            mean_queue_cells: area as f64 / window_ps as f64,
+            utilization: s.tx_cells as f64 * CELL_BITS as f64 / p.rate_bps as f64 / window_s,
+            cells_transmitted: s.tx_cells,
+            cells_dropped: s.drops.iter().sum(),
+            drops: drops_map(&s.drops),
+            z_mean: means.map(|m| m.z),
+            fairshare_mbps: means.map(|m| m.fair_mbps),
+            abr_capacity_mbps: means.map(|m| m.abr_capacity_mbps),
+            abr_intervals: p.scheme.intervals_closed(),
+            cac_capacity_mbps: p.cac.as_ref().map(|c| c.capacity_bps() as f64 / 1e6),
+            cac_allocated_mbps: p.cac.as_ref().map(|c| c.allocated_bps() as f64 / 1e6),
+            cac_allocated_max_mbps: p.cac.as_ref().map(|_| p.cac_max_bps as f64 / 1e6),
+        }
+    }
+
+    /// Flow `i`'s section: its cells, frames, delays and losses, policing and QoS (the ABR
+    /// and endpoint fields are filled in by [`Self::abr_fields`] and
+    /// [`Self::endpoint_fields`]).
+    fn connection_summary(&self, i: usize, window_s: f64) -> ConnectionSummary {
+        let f = &self.flows[i];
+        let s = &f.stats;
+        let us = |ps: u64| ps as f64 / 1e6;
+        let got = s.delivered > 0;
+        // CLR over every cell and over the CLP=0 flow (cells still in flight are neither)
+        let ratio = |lost: u64, all: u64| {
+            if all > 0 {
+                lost as f64 / all as f64
+            } else {
+                0.0
+            }
+        };
+        let clr = ratio(s.dropped, s.delivered + s.dropped);
+        let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
+        let upc = self.upc_counts(f);
+        let p999 = s.ctd_hist.quantile(0.999).map(|q| (f.base_ps + q).min(s.ctd_max));
+        ConnectionSummary {
+            category: f.category.name(),
+            route: self.route_names(i),
+            cells_sent: f.sent,
+            cells_delivered: s.delivered,
+            cells_dropped: s.dropped,
+            cells_in_flight: self.cells_in_network(i as u32),
+            throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64 / window_s / 1e6,
+            user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
+            frames_sent: s.frames_sent,
+            frames_delivered: s.frames_delivered,
+            frames_lost: s.frames_sent - s.frames_delivered - self.frames_in_network(i as u32),
+            ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
+            ctd_max_us: got.then(|| us(s.ctd_max)),
+            ctd_min_us: got.then(|| us(s.ctd_min)),
+            cdv_p2p_us: got.then(|| us(s.ctd_max - s.ctd_min)),
+            ctd_p999_us: p999.map(us),
+            cdv_p999_us: p999.map(|q| us(q.saturating_sub(s.ctd_min))),
+            clr,
+            drops: drops_map(&s.drops),
+            drops_by_port: f
+                .ports
+                .iter()
+                .zip(&s.drops_by_hop)
+                .filter(|(_, &n)| n > 0)
+                .map(|(&p, &n)| (self.ports[p as usize].name.clone(), n))
+                .collect(),
+            rm_cells_sent: s.rm_sent,
+            cells_errored: s.errored,
+            cer: ratio(s.errored, s.delivered),
+            cells_misinserted: s.misinserted,
+            cmr_per_s: s.misinserted as f64 / window_s,
+            clr_clp0,
+            secbr: f.blocks.secbr(),
+            upc_cells: upc.map(|u| u.cells),
+            upc_tagged: upc.map(|u| u.tagged),
+            upc_discarded: upc.map(|u| u.discarded),
+            proposed_contract: f
+                .monitor
+                .and_then(|m| self.monitors[m as usize].propose(self.now)),
+            qos_met: f.qos.as_deref().map(|q| {
+                let mut m = BTreeMap::new();
+                if let Some(v) = q.max_ctd {
+                    m.insert("max_ctd", got && s.ctd_max <= v);
+                }
+                if let Some(v) = q.cdv {
+                    m.insert("cdv", got && s.ctd_max - s.ctd_min <= v);
+                }
+                if let Some(v) = q.clr {
+                    m.insert("clr", if q.clr_clp0 { clr_clp0 } else { clr } <= v);
+                }
+                let all = m.values().all(|&b| b);
+                m.insert("all", all);
+                m
+            }),
+            qos_clr_flow: f
+                .qos
+                .as_deref()
+                .and_then(|q| q.clr.map(|_| if q.clr_clp0 { "clp0" } else { "clp0+1" })),
+            acr_final_mbps: None,
+            acr_mean_mbps: None,
+            rm_overhead: None,
+            source_queue_max_cells: None,
+            source_queue_final_cells: None,
+            brm_turned_around: None,
+            brm_overwritten: None,
+            tcp: None,
+            tcp_bundle: None,
+            xtpx: None,
+            xtpx_bundle: None,
+            video: None,
+            workload: None,
+            sections: BTreeMap::new(),
+        }
+    }
+
+    /// The UPC counts of flow `f` after warm-up.
+    fn upc_counts(&self, f: &Flow) -> Option<crate::policing::UpcCounts> {
+        f.upc.as_ref().map(|u| {
+            let (now, m) = (
+                u.counts(),
+                f.upc_mark.as_deref().copied().unwrap_or_default(),
+            );
+            crate::policing::UpcCounts {
+                cells: now.cells - m.cells,
+                passed: now.passed - m.passed,
+                tagged: now.tagged - m.tagged,
+                discarded: now.discarded - m.discarded,
+                pcr_failures: now.pcr_failures - m.pcr_failures,
+                scr_failures: now.scr_failures - m.scr_failures,
+            }
+        })
+    }
+
+    /// The ABR fields of flow `i`'s section, from the ABR source sending on it (`on_flow`: the
+    /// endpoints sending on the flow).
+    fn abr_fields(&self, c: &mut ConnectionSummary, i: usize, on_flow: &[&Endpoint]) {
+        let Some(a) = on_flow.iter().find_map(|e| e.app.abr()) else {
+            return;
+        };
+        let (f, s) = (&self.flows[i], &self.flows[i].stats);
+        c.acr_mean_mbps = a.acr_integral(self.now).1.and_then(|active| {
+            let area_end = a.acr_integral(self.now).0;
+            let (from, area_from) = if active < self.warmup {
+                (self.warmup, a.acr_mark)
+            } else {
+                (active, 0.0)
+            };
+            (from < self.now).then(|| (area_end - area_from) / (self.now - from) as f64)
+        });
+        c.acr_final_mbps = Some(a.acr);
+        c.rm_overhead = Some(if f.sent > 0 {
+            s.rm_sent as f64 / f.sent as f64
+        } else {
+            0.0
+        });
+        c.source_queue_max_cells = Some(a.max_backlog);
+        c.source_queue_final_cells = a.is_relay().then_some(a.backlog);
+        c.brm_turned_around = a.turnaround.then_some(a.brm_sent);
+        c.brm_overwritten = a.turnaround.then_some(a.brm_overwritten);
+    }
+
+    /// The endpoints' sections of flow `i`'s summary: each transport connection sending on the
+    /// flow, by number, and the applications' own sections (`on_flow`: the endpoints sending).
+    fn endpoint_fields(
+        &self,
+        c: &mut ConnectionSummary,
+        i: usize,
+        on_flow: &[&Endpoint],
+        window_s: f64,
+    ) {
+        let f = &self.flows[i];
+        let rx_of = |conn: u16| {
+            let r = f.rx_endpoint(conn);
+            (r != NONE).then(|| &self.endpoints[r as usize].app)
+        };
+        let ts = crate::host::endpoint::transport_sections(
+            on_flow.iter().map(|e| (e.conn, &e.app)),
+            rx_of,
+            window_s,
+        );
+        c.tcp = ts.tcp.first().map(|t| t.1.clone());
+        c.tcp_bundle = (ts.tcp.len() > 1).then(|| ts.tcp.into_iter().map(|t| t.1).collect());
+        c.xtpx = ts.xtpx.first().map(|t| t.1.clone());
+        c.xtpx_bundle = (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
+        for e in on_flow {
+            let a = e.app.sections(rx_of(e.conn));
+            c.video = c.video.take().or(a.video);
+            c.workload = c.workload.take().or(a.workload);
+            for (k, v) in a.other {
+                c.sections.entry(k).or_insert(v);
+            }
+        }
+    }
+
+    /// The call classes' sections.
+    fn call_summaries(&self) -> BTreeMap<String, CallSummary> {
+        self.calls
+            .iter()
+            .map(|c| {
+                let decided = c.offered.max(1) as f64;
+                let pb = (c.blocked + c.no_slot) as f64 / decided;
+                (
+                    c.name.clone(),
+                    CallSummary {
+                        offered: c.offered,
+                        admitted: c.admitted,
+                        blocked: c.blocked,
+                        blocked_no_slot: c.no_slot,
+                        blocking_probability: pb,
+                        blocking_ci95: batch_means_ci95(&c.batch_offered, &c.batch_blocked),
+                        active_at_end: c.active,
+                        max_active: c.max_active,
+                        setup_delay_mean_ms: (c.connected > 0)
+                            .then(|| c.setup_sum_ps as f64 / c.connected as f64 / 1e9),
+                        erlang_b: self.erlang_b_of(c),
+                    },
+                )
+            })
+            .collect()
     }
 
     /// Erlang-B blocking for a call class alone on peak-rate CAC ports: servers = the calls that
