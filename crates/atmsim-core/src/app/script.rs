@@ -25,11 +25,11 @@
 //! ways (`bivalued`, `bivalue`, `bivalve`, `bvalue`, seed 001 section 12); all are accepted.
 //!
 //! Checks ([`crate::scenario::workload_parse::parse`], each with the line and column): sizes
-//! > 0, times >= 0, run and data-unit counts >= 1 and whole, a bivalued probability in [0, 1],
-//! an exp mean > 0, no empty parallel group, `parallel K:` with exactly K members.
+//! above 0, times >= 0, run and data-unit counts >= 1 and whole, a bivalued probability in [0, 1],
+//! an exp mean above 0, no empty parallel group, `parallel K:` with exactly K members.
 //!
 //! This file holds the types only; the parser, the printer (the grammar round-trips) and the
-//! checks live beside it (`workload_parse.rs`), the runner in the host layer.
+//! checks live beside it (`workload_parse.rs`), the runner in `app/workload.rs`.
 
 use serde::{Deserialize, Serialize};
 

@@ -205,12 +205,10 @@ impl WorkloadApp {
     fn own_timer(&self) -> Option<SimTime> {
         let mut t = (!self.started).then_some(self.p.start);
         for c in &self.conns {
-            for x in [c.wake] {
-                t = match (t, x) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-            }
+            t = match (t, c.wake) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
         }
         t
     }

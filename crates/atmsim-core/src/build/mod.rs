@@ -5,212 +5,37 @@
 //! first link, an FRTT from the built route) is computed here as the keys' docs say. It expects
 //! a validated scenario ([`crate::scenario::parse`]).
 
+mod abr;
 mod connection;
 mod host;
+mod policing;
 mod port;
+mod sources;
+mod tcp;
+mod video;
+mod workload;
+mod xtpx;
 
+pub(crate) use abr::port_scheme;
 pub(crate) use connection::Builder;
-pub(crate) use host::{host, traces};
+pub(crate) use host::{host, host_models, raw_end, traces};
+pub(crate) use policing::upc_of;
+pub(crate) use sources::source_app;
+pub(crate) use tcp::tcp_params;
+pub(crate) use xtpx::xtpx_params;
 
-use crate::abr::{AbrParams, Erica, Feed, PortScheme, TcpFeed, Thresholds};
-use crate::app::mpeg2::Multiplex;
-use crate::app::{AnyApp, Asks};
-use crate::app::{Application, Cbr, Ctx, OnOff};
-use crate::transport::tcp::TcpSender;
+use crate::app::Asks;
+use crate::app::{Application, Ctx};
 use crate::engine::{Event, EventQueue};
-use crate::host::{AnySource, Socket};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::switch::credit::CreditParams;
 use crate::net::*;
-use crate::policing::{GcraForm, ScrStream, Upc, UpcAction};
-use crate::scenario::{
-    admit_permanent, permanent_reservation, AbrSchemeSpec, AbrSpec, CcrSource, ClrFlowSpec,
-    ConnectionSpec, EricaVariant, GcraFormSpec, Scenario, SchemeKind, SourceKind, SourceSpec,
-    UpcActionSpec,
-};
+use crate::scenario::{admit_permanent, permanent_reservation, ClrFlowSpec, Scenario};
 use crate::scenario::{CreditFabricSpec, FabricSpec, InputQueueing};
 use crate::sim::*;
 use crate::time::*;
-use crate::transport::tcp::TcpEnd;
-use crate::transport::xtpx::XtpxEnd;
-use crate::transport::AnyTransport;
 use std::collections::BTreeMap;
-
-pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
-    let start = secs_to_ps(s.start_s);
-    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-    let app = match s.kind {
-        SourceKind::None => AnyApp::Idle,
-        SourceKind::Tcp => {
-            let p = tcp_params(s);
-            let tsdu = s.tcp.as_ref().and_then(|t| t.tsdu_bytes);
-            let end = AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone())));
-            let Some(tsdu) = tsdu else {
-                return raw_end(end);
-            };
-            // a TSDU writer through a socket; its send buffer is the window unless the host
-            // model sets one (host_models)
-            let mut sock = Socket::new(end);
-            sock.send_buffer = p.window.max(tsdu as u64);
-            let w = crate::app::writer::Writer::new(tsdu as u64, p.start);
-            return host(AnyApp::Writer(Box::new(w)), sock);
-        }
-        SourceKind::Xtpx => {
-            return raw_end(AnyTransport::Xtpx(Box::new(XtpxEnd::sender(xtpx_params(s)))))
-        }
-        // a stream and its receiver are built with the connection (build/connection.rs), which
-        // knows the traces; validation keeps video off ABR and switched calls
-        SourceKind::Video => AnyApp::Idle,
-        // the two ends of a workload are built with the connection (build/connection.rs)
-        SourceKind::Workload => AnyApp::Idle,
-        SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
-            Multiplex::new(&s.video_params(), s.sources as usize)
-                .expect("validated video parameters"),
-        )),
-        SourceKind::Cbr => AnyApp::Cbr(Cbr::new(
-            s.rate_mbps.expect("validated: cbr needs rate_mbps"),
-            start,
-            stop,
-        )),
-        SourceKind::Persistent => AnyApp::Cbr(Cbr::new(
-            s.peak_mbps.unwrap_or(first_link_mbps),
-            start,
-            stop,
-        )),
-        SourceKind::Onoff => AnyApp::OnOff(OnOff::new(
-            s.peak_mbps.expect("validated: onoff needs peak_mbps"),
-            s.duty_cycle.expect("validated: onoff needs duty_cycle"),
-            s.period_s.expect("validated: onoff needs period_s"),
-            s.exponential,
-            start,
-            stop,
-        )),
-    };
-    AnySource::App(app)
-}
-
-/// A raw transport end (`source.kind = "tcp"` or `"xtpx"` without TSDUs): the transport sends
-/// its own workload (an infinite file or a number of bytes), and the application above reads
-/// whatever arrives.
-pub(crate) fn raw_end(t: AnyTransport) -> AnySource {
-    host(AnyApp::Reader(crate::app::reader::Reader), Socket::new(t))
-}
-
-pub(crate) fn tcp_params(s: &SourceSpec) -> crate::transport::tcp::TcpParams {
-    s.tcp.clone().unwrap_or_default().params(s.start_s)
-}
-
-pub(crate) fn xtpx_params(s: &SourceSpec) -> crate::transport::xtpx::XtpxParams {
-    s.xtpx.clone().unwrap_or_default().params(s.start_s)
-}
-
-pub(crate) fn upc_of(c: &ConnectionSpec) -> Option<Box<Upc>> {
-    let (k, u) = (c.contract.as_ref()?, c.upc.as_ref()?);
-    let action = |a: UpcActionSpec| match a {
-        UpcActionSpec::Discard => UpcAction::Discard,
-        UpcActionSpec::Tag => UpcAction::Tag,
-    };
-    let form = match u.form {
-        GcraFormSpec::LeakyBucket => GcraForm::LeakyBucket,
-        GcraFormSpec::VirtualScheduling => GcraForm::VirtualScheduling,
-    };
-    let stream = if u.scr_clp0_only {
-        ScrStream::Clp0
-    } else {
-        ScrStream::Clp0Plus1
-    };
-    Some(Box::new(Upc::from_contract(
-        &k.contract(),
-        form,
-        action(u.pcr_action),
-        action(u.scr_action),
-        stream,
-    )))
-}
-
-/// An ABR end system's parameters; `first_link_mbps` and `frtt_ps` (the built loop's round
-/// trip) stand in for an absent `pcr_mbps` and `frtt_us`.
-pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
-    let pcr = a.pcr_mbps.unwrap_or(first_link_mbps);
-    let nrm = a.nrm as u32;
-    let tbe = a.tbe as f64;
-    let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
-    let mut icr = a.icr_mbps.unwrap_or(pcr);
-    if a.icr_tbe_limit && frtt_s > 0.0 {
-        icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
-    }
-    let mcr = a.mcr_mbps;
-    AbrParams {
-        pcr,
-        mcr,
-        icr: icr.max(mcr),
-        rif: a.rif,
-        rdf: a.rdf,
-        nrm,
-        mrm: a.mrm as u32,
-        trm: secs_to_ps(a.trm_ms / 1e3),
-        cdf: a.cdf,
-        crm: (tbe / nrm as f64).ceil() as u32,
-        adtf: secs_to_ps(a.adtf_s),
-    }
-}
-
-pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
-    let start = secs_to_ps(s.start_s);
-    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-    if s.kind == SourceKind::Tcp {
-        return Feed::Tcp(Box::new(TcpFeed {
-            tcp: TcpSender::new(tcp_params(s)),
-            queue: Default::default(),
-        }));
-    }
-    match source_app(s, 0.0) {
-        AnySource::App(AnyApp::Idle) => Feed::Persistent {
-            start: SimTime::MAX,
-            stop: SimTime::MAX,
-        },
-        AnySource::App(AnyApp::Cbr(_)) if s.kind == SourceKind::Persistent => {
-            Feed::Persistent { start, stop }
-        }
-        AnySource::App(a) => Feed::App(a),
-        _ => {
-            unreachable!("validated: over ABR a source spec builds an application or a TCP sender")
-        }
-    }
-}
-
-pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
-    let Some(a) = spec else {
-        return PortScheme::None;
-    };
-    let th = || Thresholds {
-        high: a.high_cells.expect("validated: efci/rr need high_cells") as u32,
-        low: a.low_cells.expect("validated: efci/rr need low_cells") as u32,
-        congested: false,
-    };
-    match a.scheme {
-        SchemeKind::None => PortScheme::None,
-        SchemeKind::Efci => PortScheme::Efci(th()),
-        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
-        SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
-            plus: a.scheme == SchemeKind::EricaPlus,
-            target_utilization: a.target_utilization,
-            interval: secs_to_ps(a.interval_s),
-            // absent: no cell count ends the interval
-            interval_cells: a.interval_cells.map(|v| v as u32).unwrap_or(u32::MAX),
-            basic: a.variant == EricaVariant::Basic,
-            measured_ccr: a.ccr == CcrSource::Measured,
-            delta: a.delta,
-            one_feedback: a.one_feedback_per_interval,
-            t0_s: a.t0_us * 1e-6,
-            a: a.a,
-            b: a.b,
-            qdlf: a.qdlf,
-            ..Default::default()
-        })),
-    }
-}
 
 impl Simulation {
     /// Build from a validated scenario (see [`crate::scenario::parse`]).
@@ -626,59 +451,5 @@ mod tests {
             }
         }
         assert!(files >= 3, "read {files} files of {dir}");
-    }
-}
-
-/// The host models (`nodes[].host`): a CPU per host node with a model, and for each endpoint
-/// of such a host that uses its protocol stack, that CPU. An endpoint sits at the first node of
-/// the flow it sends on, or, receiving only, at the last node of the flow it receives.
-fn host_models(sim: &mut Simulation, sc: &Scenario) {
-    use crate::host::cpu::{HostCpu, HostParams};
-    let mut node_cpu = vec![NONE; sim.nodes.len()];
-    for (i, n) in sc.nodes.iter().enumerate() {
-        let Some(h) = &n.host else { continue };
-        let v = h.values();
-        let us = |x: f64| secs_to_ps(x / 1e6);
-        let p = HostParams {
-            preset: h.preset.map(|p| p.name()),
-            per_tsdu: us(v.per_tsdu_us),
-            per_packet_send: us(v.per_packet_send_us),
-            per_packet_recv: us(v.per_packet_recv_us),
-            per_byte_send_ps: v.per_byte_send_ns * 1e3,
-            per_byte_recv_ps: v.per_byte_recv_ns * 1e3,
-            send_buffer: v.send_buffer_bytes,
-            receive_buffer: v.receive_buffer_bytes,
-            keep_up_tolerance: secs_to_ps(v.keep_up_tolerance_ms / 1e3),
-        };
-        node_cpu[i] = sim.hosts.cpus.len() as u32;
-        sim.hosts.cpus.push(HostCpu::new(i as u32, p, sim.warmup));
-    }
-    if sim.hosts.cpus.is_empty() {
-        return;
-    }
-    let mut ep_node: Vec<u32> = sim
-        .endpoints
-        .iter()
-        .map(|e| sim.ports[sim.flows[e.flow as usize].ports[0] as usize].node)
-        .collect();
-    for f in &sim.flows {
-        let last = sim.ports[*f.ports.last().expect("a flow has ports") as usize].to;
-        for &e in f.rx.iter() {
-            if e != NONE {
-                ep_node[e as usize] = last;
-            }
-        }
-    }
-    sim.hosts.ep_cpu = vec![NONE; sim.endpoints.len()];
-    for (e, ep) in sim.endpoints.iter_mut().enumerate() {
-        let c = node_cpu[ep_node[e] as usize];
-        // cell-level applications and ABR end systems do not use the host's protocol stack
-        let (true, Some(h)) = (c != NONE, ep.app.host_mut()) else {
-            continue;
-        };
-        sim.hosts.ep_cpu[e] = c;
-        // every socket's writes and reads are system calls on the host's CPU, and sockets get
-        // the host's send buffer (docs/hosts.md, docs/workloads.md)
-        h.gate(sim.hosts.cpus[c as usize].p.send_buffer);
     }
 }

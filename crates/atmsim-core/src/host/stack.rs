@@ -253,10 +253,13 @@ impl Host {
 
     /// The application's own summary sections, `rx` the far end.
     pub fn sections(&self, rx: Option<&Host>) -> AppSections {
-        let facts = self.socks.first().map_or(SocketFacts::default(), |s| SocketFacts {
-            transport: s.transport.name(),
-            datagrams_sent: s.transport.datagrams_sent(),
-        });
+        let facts = self
+            .socks
+            .first()
+            .map_or(SocketFacts::default(), |s| SocketFacts {
+                transport: s.transport.name(),
+                datagrams_sent: s.transport.datagrams_sent(),
+            });
         self.app.sections(rx.map(|r| &r.app), &facts)
     }
 

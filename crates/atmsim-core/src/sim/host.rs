@@ -60,7 +60,10 @@ impl Simulation {
 
     /// Header bytes of endpoint `e`'s frames that its host's per-byte costs leave out.
     fn header_bytes(&self, e: u32) -> u32 {
-        self.endpoints[e as usize].app.host().map_or(0, Host::header_bytes)
+        self.endpoints[e as usize]
+            .app
+            .host()
+            .map_or(0, Host::header_bytes)
     }
 
     /// After any call of endpoint `e` on a host with a model: the write and read system calls

@@ -163,7 +163,10 @@ impl Simulation {
         let clr = ratio(s.dropped, s.delivered + s.dropped);
         let clr_clp0 = ratio(s.dropped_clp0, s.delivered_clp0 + s.dropped_clp0);
         let upc = self.upc_counts(f);
-        let p999 = s.ctd_hist.quantile(0.999).map(|q| (f.base_ps + q).min(s.ctd_max));
+        let p999 = s
+            .ctd_hist
+            .quantile(0.999)
+            .map(|q| (f.base_ps + q).min(s.ctd_max));
         ConnectionSummary {
             category: f.category.name(),
             route: self.route_names(i),

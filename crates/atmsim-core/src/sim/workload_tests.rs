@@ -2,9 +2,9 @@
 //! in round trips (closed form), window-limited bulk throughput = window / RTT, bytes conserved
 //! per bundled connection, determinism.
 
-use crate::build_from_json;
 use crate::app::workload::draw_size;
 use crate::app::AnyApp;
+use crate::build_from_json;
 use crate::host::Socket;
 use crate::metrics::workload::WorkloadSummary;
 use crate::rng::stream;

@@ -1,0 +1,279 @@
+//! Building ABR connections (TM 4.0 end systems on both ends of a control loop, one loop per
+//! segment between VS/VD switches, or one loop each way) and the ABR parameters, feeds and
+//! switch schemes from their scenario sections.
+
+use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, TcpFeed, Thresholds};
+use crate::app::AnyApp;
+use crate::build::*;
+use crate::host::AnySource;
+use crate::net::*;
+use crate::scenario::{
+    AbrSchemeSpec, AbrSpec, CcrSource, ConnectionSpec, EricaVariant, SchemeKind, SourceKind,
+    SourceSpec,
+};
+use crate::sim::*;
+use crate::time::*;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use std::collections::VecDeque;
+
+impl Builder<'_> {
+    /// An ABR control loop's two flows, paired; their indices and the forward one-way delay.
+    fn abr_pair(&self, flows: &mut Vec<Flow>, f: Flow, r: Flow) -> (usize, usize, u64) {
+        let (fwd, rev) = (flows.len(), flows.len() + 1);
+        let one_way: u64 = f
+            .ports
+            .iter()
+            .map(|&p| self.ports[p as usize].link.delay_ps)
+            .sum();
+        flows.push(f);
+        flows.push(r);
+        flows[fwd].pair = rev as u32;
+        flows[rev].pair = fwd as u32;
+        (fwd, rev, one_way)
+    }
+
+    /// The rate of the first link of `route` (node names), Mb/s.
+    pub(crate) fn first_rate(&self, route: &[String]) -> f64 {
+        self.link_mbps[&(self.node_id[&route[0]], self.node_id[&route[1]])]
+    }
+
+    /// ABR both ways (validated: no VS/VD on the route): each end runs the source of its
+    /// direction and is the destination of the other's, turning that direction's FRMs around
+    /// in rate on its own flow (SES rule 3b, DES rules 1-4). Both flows carry backward RM cells
+    /// of the other loop.
+    pub(crate) fn abr_two_way(
+        &self,
+        c: &ConnectionSpec,
+        abr: &AbrSpec,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let frame = c.source.frame_bytes.map(|f| f as u32);
+        let first_rate = |route: &[String]| self.first_rate(route);
+        let new_flow = |name, route: &[String], category, frame, backward| {
+            self.flow(name, route, category, frame, backward)
+        };
+        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
+        let abr_pair = |flows: &mut Vec<Flow>, f, r| self.abr_pair(flows, f, r);
+        // ABR both ways (validated: no VS/VD on the route): each end runs the source of
+        // its direction and is the destination of the other's, turning that
+        // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
+        // Both flows carry backward RM cells of the other loop.
+        let back: Vec<String> = c.route.iter().rev().cloned().collect();
+        let rs = c
+            .reverse_source
+            .as_deref()
+            .cloned()
+            .unwrap_or_else(|| SourceSpec {
+                kind: SourceKind::None,
+                ..c.source.clone()
+            });
+        let rframe = rs.frame_bytes.map(|f| f as u32);
+        let (fwd, rev, one_way) = abr_pair(
+            flows,
+            new_flow(c.name.clone(), &c.route, c.category, frame, true),
+            new_flow(
+                format!("{}.reverse", c.name),
+                &back,
+                c.category,
+                rframe,
+                true,
+            ),
+        );
+        let end = |route: &[String], s: &SourceSpec| {
+            let mut a =
+                AbrSource::new(abr_params(abr, first_rate(route), 2 * one_way), abr_feed(s));
+            a.turnaround = true;
+            AnySource::Abr(Box::new(a))
+        };
+        let a_end = endpoints.len();
+        endpoints.push(endpoint(
+            fwd,
+            end(&c.route, &c.source),
+            format!("connections.{}.source", c.name),
+        ));
+        let b_end = endpoints.len();
+        endpoints.push(endpoint(
+            rev,
+            end(&back, &rs),
+            format!("connections.{}.reverse_source", c.name),
+        ));
+        flows[fwd].set_rx(0, b_end as u32);
+        flows[rev].set_rx(0, a_end as u32);
+    }
+
+    /// ABR: one control loop per segment, split at VS/VD switches; each segment has its
+    /// forward flow (source -> destination) and its backward flow (BRMs).
+    pub(crate) fn abr_segments(
+        &self,
+        c: &ConnectionSpec,
+        abr: &AbrSpec,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) {
+        let (sc, node_id) = (self.sc, self.node_id);
+        let frame = c.source.frame_bytes.map(|f| f as u32);
+        let first_rate = |route: &[String]| self.first_rate(route);
+        let new_flow = |name, route: &[String], category, frame, backward| {
+            self.flow(name, route, category, frame, backward)
+        };
+        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
+        let abr_pair = |flows: &mut Vec<Flow>, f, r| self.abr_pair(flows, f, r);
+        // forward flow (source -> destination) and its backward flow (BRMs)
+        let n = c.route.len();
+        let mut bounds = vec![0];
+        bounds.extend((1..n - 1).filter(|&k| {
+            sc.nodes[node_id[&c.route[k]] as usize]
+                .abr
+                .as_ref()
+                .is_some_and(|a| a.vsvd)
+        }));
+        bounds.push(n - 1);
+        let mut prev: Option<(usize, u64)> = None;
+        for (i, w) in bounds.windows(2).enumerate() {
+            let seg = &c.route[w[0]..=w[1]];
+            let name = if i == 0 {
+                c.name.clone()
+            } else {
+                format!("{}.seg{i}", c.name)
+            };
+            let back: Vec<String> = seg.iter().rev().cloned().collect();
+            let (fwd, rev, one_way) = abr_pair(
+                flows,
+                new_flow(name.clone(), seg, c.category, frame, false),
+                new_flow(format!("{name}.reverse"), &back, c.category, None, true),
+            );
+            let params = abr_params(abr, first_rate(seg), 2 * one_way);
+            let feed = if i == 0 {
+                abr_feed(&c.source)
+            } else {
+                Feed::Relay(VecDeque::new())
+            };
+            let key = if i == 0 {
+                format!("connections.{}", c.name)
+            } else {
+                format!("connections.{}.seg{i}", c.name)
+            };
+            let src = endpoints.len();
+            endpoints.push(endpoint(
+                fwd,
+                AnySource::Abr(Box::new(AbrSource::new(params, feed))),
+                format!("{key}.source"),
+            ));
+            let dst = endpoints.len();
+            let mut des = AbrDest::default();
+            if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
+                des.tcp = Some(Box::new(TcpReceiver::new(tcp_params(&c.source))));
+                flows[fwd].sar.framed = true;
+                flows[rev].sar.framed = true;
+            }
+            endpoints.push(endpoint(
+                rev,
+                AnySource::AbrDest(des),
+                format!("{key}.abr_destination"),
+            ));
+            flows[fwd].set_rx(0, dst as u32);
+            flows[rev].set_rx(0, src as u32);
+            if let Some((p, up_one_way)) = prev {
+                // the queue term's drain time: vs_drain_s plus two round trips of the
+                // upstream segment, whose source answers the term only a round trip later
+                let vs_node = sc.nodes[node_id[&seg[0]] as usize].abr.as_ref();
+                let drain = vs_node.map_or(0.0, |a| a.vs_drain_s);
+                flows[p].vs_endpoint = src as u32;
+                flows[p].has_vs = true;
+                flows[p].vs_next = fwd as u32;
+                flows[p].vs_drain_s = if drain > 0.0 {
+                    drain + 4.0 * up_one_way as f64 / 1e12
+                } else {
+                    0.0
+                };
+                flows[rev].vs_fwd = fwd as u32;
+                flows[rev].has_vs = true;
+            }
+            prev = Some((fwd, one_way));
+        }
+    }
+}
+
+/// An ABR end system's parameters; `first_link_mbps` and `frtt_ps` (the built loop's round
+/// trip) stand in for an absent `pcr_mbps` and `frtt_us`.
+pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> AbrParams {
+    let pcr = a.pcr_mbps.unwrap_or(first_link_mbps);
+    let nrm = a.nrm as u32;
+    let tbe = a.tbe as f64;
+    let frtt_s = a.frtt_us.map(|u| u * 1e-6).unwrap_or(ps_to_secs(frtt_ps));
+    let mut icr = a.icr_mbps.unwrap_or(pcr);
+    if a.icr_tbe_limit && frtt_s > 0.0 {
+        icr = icr.min(tbe * CELL_BITS as f64 / frtt_s / 1e6); // at setup: ICR <- min(ICR, TBE/FRTT)
+    }
+    let mcr = a.mcr_mbps;
+    AbrParams {
+        pcr,
+        mcr,
+        icr: icr.max(mcr),
+        rif: a.rif,
+        rdf: a.rdf,
+        nrm,
+        mrm: a.mrm as u32,
+        trm: secs_to_ps(a.trm_ms / 1e3),
+        cdf: a.cdf,
+        crm: (tbe / nrm as f64).ceil() as u32,
+        adtf: secs_to_ps(a.adtf_s),
+    }
+}
+
+pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
+    let start = secs_to_ps(s.start_s);
+    let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
+    if s.kind == SourceKind::Tcp {
+        return Feed::Tcp(Box::new(TcpFeed {
+            tcp: TcpSender::new(tcp_params(s)),
+            queue: Default::default(),
+        }));
+    }
+    match source_app(s, 0.0) {
+        AnySource::App(AnyApp::Idle) => Feed::Persistent {
+            start: SimTime::MAX,
+            stop: SimTime::MAX,
+        },
+        AnySource::App(AnyApp::Cbr(_)) if s.kind == SourceKind::Persistent => {
+            Feed::Persistent { start, stop }
+        }
+        AnySource::App(a) => Feed::App(a),
+        _ => {
+            unreachable!("validated: over ABR a source spec builds an application or a TCP sender")
+        }
+    }
+}
+
+pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
+    let Some(a) = spec else {
+        return PortScheme::None;
+    };
+    let th = || Thresholds {
+        high: a.high_cells.expect("validated: efci/rr need high_cells") as u32,
+        low: a.low_cells.expect("validated: efci/rr need low_cells") as u32,
+        congested: false,
+    };
+    match a.scheme {
+        SchemeKind::None => PortScheme::None,
+        SchemeKind::Efci => PortScheme::Efci(th()),
+        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
+        SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
+            plus: a.scheme == SchemeKind::EricaPlus,
+            target_utilization: a.target_utilization,
+            interval: secs_to_ps(a.interval_s),
+            // absent: no cell count ends the interval
+            interval_cells: a.interval_cells.map(|v| v as u32).unwrap_or(u32::MAX),
+            basic: a.variant == EricaVariant::Basic,
+            measured_ccr: a.ccr == CcrSource::Measured,
+            delta: a.delta,
+            one_feedback: a.one_feedback_per_interval,
+            t0_s: a.t0_us * 1e-6,
+            a: a.a,
+            b: a.b,
+            qdlf: a.qdlf,
+            ..Default::default()
+        })),
+    }
+}
