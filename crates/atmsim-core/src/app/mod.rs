@@ -18,6 +18,7 @@
 //! 000 section 4). Moved from `traffic.rs` and `video.rs`.
 
 pub mod cbr;
+pub mod echo;
 pub mod mpeg2;
 pub mod onoff;
 pub mod reader;
@@ -338,6 +339,8 @@ applications! {
     VideoRx(Box<video_rx::VideoReceiver>),
     /// Over sockets: a workload script at one end of a bundle (seed 001 section 13).
     Workload(Box<workload::WorkloadApp>),
+    /// Over sockets: request-response echo (the worked example of docs/architecture.md).
+    Echo(Box<echo::Echo>),
 }
 
 impl AnyApp {

@@ -7,6 +7,7 @@
 
 mod abr;
 mod connection;
+mod echo;
 mod host;
 mod policing;
 mod port;

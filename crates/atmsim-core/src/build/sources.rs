@@ -27,6 +27,7 @@ impl Builder<'_> {
             SourceKind::Xtpx => self.xtpx(c, fwd, flows, endpoints),
             SourceKind::Video => self.video(c, fwd, flows, endpoints),
             SourceKind::Workload => self.workload(c, fwd, flows, endpoints),
+            SourceKind::Echo => self.echo(c, fwd, flows, endpoints),
             SourceKind::None
             | SourceKind::Cbr
             | SourceKind::Persistent
@@ -104,6 +105,8 @@ pub(crate) fn source_app(s: &SourceSpec, first_link_mbps: f64) -> AnySource {
         SourceKind::Video => AnyApp::Idle,
         // the two ends of a workload are built with the connection (build/workload.rs)
         SourceKind::Workload => AnyApp::Idle,
+        // the two ends of an echo are built with the connection (build/echo.rs)
+        SourceKind::Echo => AnyApp::Idle,
         SourceKind::Mpeg2 => AnyApp::Mpeg2(Box::new(
             Multiplex::new(&s.video_params(), s.sources as usize)
                 .expect("validated video parameters"),

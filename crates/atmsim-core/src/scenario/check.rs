@@ -428,12 +428,12 @@ fn validate_call(p: &str, call: &CallSpec, sc: &Scenario) -> Res<()> {
         || c.bidirectional
         || matches!(
             c.source.kind,
-            SourceKind::Tcp | SourceKind::Xtpx | SourceKind::Workload
+            SourceKind::Tcp | SourceKind::Xtpx | SourceKind::Workload | SourceKind::Echo
         )
     {
         return Err(ScenarioError::new(
             format!("{p}.connection"),
-            "calls are one-way non-ABR, non-TCP, non-XTPX connections for now",
+            "calls are one-way non-ABR connections of cell-level sources for now",
         ));
     }
     if c.source.start_s != 0.0 || c.source.stop_s.is_some() {

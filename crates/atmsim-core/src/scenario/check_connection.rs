@@ -181,6 +181,19 @@ pub(crate) fn validate_connection(
             "a bundle is set on source: each bundled connection carries data both ways",
         ));
     }
+    if c.source.kind == SourceKind::Echo {
+        let refuse = [
+            ("abr", c.abr.is_some()),
+            ("reverse_source", c.reverse_source.is_some()),
+            ("bidirectional", c.bidirectional),
+        ];
+        if let Some((k, _)) = refuse.into_iter().find(|r| r.1) {
+            return Err(ScenarioError::new(
+                format!("{p}.{k}"),
+                "an echo runs over a plain (non-ABR) connection whose reverse direction carries the server's responses",
+            ));
+        }
+    }
     if c.source.kind == SourceKind::Workload {
         if c.abr.is_some() {
             return Err(ScenarioError::new(

@@ -242,6 +242,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Xtpx => &["xtpx", "start_s", "bundle"],
         Video => &["video", "start_s", "stop_s", "tcp"],
         Workload => &["workload", "tcp", "xtpx", "start_s"],
+        Echo => &["echo", "tcp", "xtpx", "start_s"],
         None => &[],
     };
     // a key with a default counts as given when its value differs from the default
@@ -275,6 +276,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("bundle", s.bundle != 1),
         ("video", s.video.is_some()),
         ("workload", s.workload.is_some()),
+        ("echo", s.echo.is_some()),
     ];
     let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
@@ -399,6 +401,31 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
                     format!("{p}.{name}.bytes"),
                     "the workload script says what is sent",
                 ));
+            }
+        }
+        Echo => {
+            let e = s
+                .echo
+                .as_ref()
+                .ok_or_else(|| ScenarioError::new(format!("{p}.echo"), "required for kind echo"))?;
+            super::echo::validate_echo(&format!("{p}.echo"), e, s.tcp.is_some(), s.xtpx.is_some())?;
+            if let Some(t) = &s.tcp {
+                validate_tcp(&format!("{p}.tcp"), t)?;
+                if t.bytes.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{p}.tcp.bytes"),
+                        "the echo's count and request size say what is sent",
+                    ));
+                }
+            }
+            if let Some(x) = &s.xtpx {
+                validate_xtpx(&format!("{p}.xtpx"), x)?;
+                if x.bytes.is_some() {
+                    return Err(ScenarioError::new(
+                        format!("{p}.xtpx.bytes"),
+                        "the echo's count and request size say what is sent",
+                    ));
+                }
             }
         }
         None | Video => {} // video: with the traces, in check_video

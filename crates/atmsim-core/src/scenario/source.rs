@@ -34,6 +34,9 @@ pub enum SourceKind {
     /// request-response over K transport connections bundled on the VC, an initiator at the
     /// source and a responder at the destination (docs/workloads.md).
     Workload,
+    /// Request-response echo (`source.echo`, `app/echo.rs`) over TCP, XTPX or UDP: the client
+    /// at the source, the server at the destination.
+    Echo,
 }
 
 /// TCP recovery from loss.
@@ -276,6 +279,9 @@ pub struct SourceSpec {
     /// workload: the script, its transport and connections; required.
     #[serde(default)]
     pub workload: Option<Box<super::WorkloadSpec>>,
+    /// echo: its transport, request size, count and pacing; required.
+    #[serde(default)]
+    pub echo: Option<Box<super::EchoSpec>>,
 }
 
 // The MPEG-2 defaults are seed 000 section 4's, kept with the model (`VideoParams::default`).

@@ -232,6 +232,14 @@ impl UdpEnd {
             ..Default::default()
         }
     }
+    /// An end that sends (datagrams of at most `mtu` bytes) and receives.
+    pub fn duplex(mtu: u32) -> Self {
+        UdpEnd {
+            sender: Some(UdpSender::new(mtu)),
+            receiver: Some(UdpReceiver::default()),
+            ..Default::default()
+        }
+    }
     /// The application sends one message of `bytes` (its datagrams go as the outbox allows).
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         if let Some(s) = &mut self.sender {

@@ -29,6 +29,13 @@ impl XtpxEnd {
             receiver: Some(XtpxReceiver::new(p)),
         }
     }
+    /// An end that sends and receives with parameters `p` both ways.
+    pub fn duplex(p: XtpxParams) -> Self {
+        XtpxEnd {
+            sender: Some(XtpxSender::new(p.clone())),
+            receiver: Some(XtpxReceiver::new(p)),
+        }
+    }
     /// See [`XtpxSender::write`]; nothing for an end that does not send.
     pub fn write(&mut self, now: SimTime, bytes: u64, out: &mut impl SegmentOut) {
         if let Some(s) = &mut self.sender {
