@@ -19,7 +19,8 @@ use crate::host::stream::StreamWriter;
 use crate::host::{AnySource, Socket};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
-use crate::net::switch::credit::CreditParams;
+use crate::net::switch::credit::{CreditFabric, CreditParams};
+use crate::net::switch::output_buffered::OutputBuffered;
 use crate::net::*;
 use crate::policing::{GcraForm, ScrStream, Upc, UpcAction};
 use crate::scenario::{
@@ -554,7 +555,8 @@ fn timer_lanes(sim: &mut Simulation) {
 
 /// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
 /// inputs are the ports of the links coming in, its outputs its own ports, whose buffers become
-/// `output_buffer_cells` and which give credits back (`Port::credit_node`).
+/// `output_buffer_cells` and whose departures it hears of (`Port::fabric_node`: a credit goes
+/// back when a cell leaves).
 fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditFabric {
     let mut high = [false; 5];
     for k in &c.high_priority {
@@ -580,7 +582,7 @@ fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditF
     for &q in &out_port {
         let port = &mut ports[q as usize];
         port.queue.limit = out_buffer;
-        port.credit_node = node;
+        port.fabric_node = node;
     }
     CreditFabric::new(p, in_port, out_port, ports.len())
 }

@@ -106,7 +106,7 @@ pub(crate) fn build(
             })),
         },
         group: NONE,
-        credit_node: NONE,
+        fabric_node: NONE,
         link: Link {
             impair,
             ..Link::new(prop, transit_ps, in_flight_max)
