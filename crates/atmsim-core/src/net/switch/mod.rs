@@ -7,9 +7,9 @@
 //! through [`AnyFabric`] and carries out what they return ([`Arrival`], [`FabricAsks`]: put a
 //! cell into an output port's buffer, schedule the fabric's own `Event::Fabric(node, arg)`, drop
 //! a cell at the node's input); it names no fabric. The builder turns each fabric's scenario
-//! section into its variant (node construction in `build/mod.rs`). Adding a fabric touches its
-//! own file, the enum and its arm in each method below, its scenario section and its
-//! construction in `build/mod.rs`.
+//! section into its variant (`build/fabric.rs`, one function per fabric). Adding a fabric touches
+//! its own file, the enum and its arm in each method below, its scenario section and its
+//! function in `build/fabric.rs`.
 //!
 //! - [`output_buffered::OutputBuffered`]: cells go straight to the output port's queue after a
 //!   fixed transit delay (today's model; seed 003's and seed 000's switches; seed 004's Fore
