@@ -8,6 +8,7 @@
 mod abr;
 mod connection;
 mod echo;
+mod fabric;
 mod host;
 mod policing;
 mod port;
@@ -30,16 +31,181 @@ use crate::app::{Application, Ctx};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
-use crate::net::switch::credit::CreditParams;
 use crate::net::*;
-use crate::scenario::{admit_permanent, permanent_reservation, ClrFlowSpec, Scenario};
-use crate::scenario::{CreditFabricSpec, FabricSpec, InputQueueing};
+use crate::scenario::{
+    admit_permanent, permanent_reservation, ClrFlowSpec, ConnectionSpec, Scenario,
+};
 use crate::sim::*;
 use crate::time::*;
 use std::collections::BTreeMap;
 
+/// The network of a scenario: its nodes with their fabrics, the output ports (two per link,
+/// with their links), the shared buffers, and what the connections are built with.
+struct Network {
+    nodes: Vec<Node>,
+    ports: Vec<Port>,
+    groups: Vec<Group>,
+    node_id: BTreeMap<String, u32>,
+    /// (from, to) node ids -> the port.
+    port_id: BTreeMap<(u32, u32), u32>,
+    /// (from, to) node ids -> the link's rate.
+    link_mbps: BTreeMap<(u32, u32), f64>,
+}
+
+/// The nodes, ports, fabrics and shared buffers of `sc`.
+fn network(sc: &Scenario) -> Network {
+    let node_id: BTreeMap<String, u32> = sc
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.clone(), i as u32))
+        .collect();
+    // the fixed time a cell spends crossing each node, folded into the delay of the links into
+    // it (the fabric built below keeps the same, `Fabric::transit_ps`)
+    let transit_ps: Vec<SimDuration> = sc.nodes.iter().map(|n| us_to_ps(n.transit_us())).collect();
+    let mut ports = Vec::new();
+    let mut port_id: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let mut link_mbps: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for l in &sc.links {
+        let (a, b) = (node_id[&l.a], node_id[&l.b]);
+        let prop = match (l.length_km, l.delay_us) {
+            (Some(km), _) => us_to_ps(km * 5.0),
+            (_, Some(us)) => us_to_ps(us),
+            _ => 0,
+        };
+        for (from, to) in [(a, b), (b, a)] {
+            port_id.insert((from, to), ports.len() as u32);
+            link_mbps.insert((from, to), l.rate_mbps);
+            ports.push(port::build(sc, l, from, to, prop, transit_ps[to as usize]));
+        }
+    }
+    let nodes: Vec<Node> = sc
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let fabric = fabric::build(n, i as u32, &mut ports);
+            debug_assert_eq!(fabric.transit_ps(), transit_ps[i], "node {}", n.name);
+            Node {
+                name: n.name.clone(),
+                kind: n.kind,
+                fabric,
+                setup_ps: us_to_ps(n.call_processing_us),
+            }
+        })
+        .collect();
+    let mut groups = Vec::new();
+    for n in &sc.nodes {
+        let from = node_id[&n.name];
+        for g in &n.shared_buffers {
+            for to in &g.ports {
+                ports[port_id[&(from, node_id[to])] as usize].group = groups.len() as u32;
+            }
+            groups.push(Group {
+                limit: g.buffer_cells as u32,
+                used: 0,
+            });
+        }
+    }
+    Network {
+        nodes,
+        ports,
+        groups,
+        node_id,
+        port_id,
+        link_mbps,
+    }
+}
+
+/// What connection `c`'s first (forward) flow `f` gets besides its route: contract, UPC, source
+/// shaper, bundle monitor (in `monitors`, created by its first member; windows from `warmup`)
+/// and requested QoS.
+fn connection_extras(
+    c: &ConnectionSpec,
+    f: &mut Flow,
+    monitors: &mut Vec<Monitor>,
+    warmup: SimTime,
+) {
+    f.upc = upc_of(c);
+    if c.source.shape {
+        f.shaper = c
+            .contract
+            .as_ref()
+            .map(|k| Box::new(Shaper::new(&k.contract())));
+    }
+    if let Some(m) = &c.propose_contract {
+        let name = m.bundle.clone().unwrap_or_else(|| c.name.clone());
+        let k = match monitors.iter().position(|x: &Monitor| x.name == name) {
+            Some(k) => k,
+            None => {
+                let window_ps = secs_to_ps(m.window_s).max(1);
+                monitors.push(Monitor {
+                    name,
+                    members: vec![],
+                    window_ps,
+                    window_end: warmup + window_ps,
+                    count: 0,
+                    counts: Vec::new(),
+                    times: Vec::new(),
+                    margin: m.scr_margin,
+                    tolerance: m.tolerance,
+                });
+                monitors.len() - 1
+            }
+        };
+        monitors[k].members.push(c.name.clone());
+        f.monitor = Some(k as u32);
+    }
+    if let Some(q) = &c.qos {
+        let vbr_clp0 = c.contract.as_ref().is_some_and(|k| k.scr_mbps.is_some())
+            && c.upc.as_ref().is_some_and(|u| u.scr_clp0_only);
+        let clp0 = match q.clr_flow {
+            Some(ClrFlowSpec::Clp0) => true,
+            Some(ClrFlowSpec::Clp0Plus1) => false,
+            None => vbr_clp0,
+        };
+        f.qos = Some(Box::new(QosObjectives {
+            max_ctd: q.max_ctd_us.map(us_to_ps),
+            cdv: q.cdv_us.map(us_to_ps),
+            clr: q.clr,
+            clr_clp0: clp0,
+        }));
+        f.blocks = BlockCounter::new(q.secb_block_cells as u32, q.secb_max_bad as u32);
+    }
+}
+
+/// Permanent connections with a contract hold their share of every CAC port on their route for
+/// the whole run (what each reserves: `permanent_reservation`). Validation has admitted them
+/// already, from the specs, in the same order; a refusal here means an unvalidated scenario and
+/// gets the same error.
+fn reserve_permanent(
+    sc: &Scenario,
+    node_id: &BTreeMap<String, u32>,
+    port_id: &BTreeMap<(u32, u32), u32>,
+    ports: &mut [Port],
+) -> Result<(), crate::scenario::ScenarioError> {
+    for (i, c) in sc.connections.iter().enumerate() {
+        let Some((contract, key)) = permanent_reservation(c) else {
+            continue;
+        };
+        for w in c.route.windows(2) {
+            let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
+            let port = &mut ports[p];
+            let Some(cac) = port.cac.as_mut() else {
+                continue;
+            };
+            admit_permanent(cac, &contract, i, key, &port.name)?;
+            port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
+            port.cac_permanent_bps = cac.allocated_bps();
+        }
+    }
+    Ok(())
+}
+
 impl Simulation {
-    /// Build from a validated scenario (see [`crate::scenario::parse`]).
+    /// Build from a validated scenario (see [`crate::scenario::parse`]): the network (nodes,
+    /// ports, fabrics, shared buffers), the connections, the call classes, the permanent
+    /// connections' reservations, then the run's own state ([`Simulation::finish_build`]).
     ///
     /// Fails only when a permanent connection does not fit a CAC port's capacity, which
     /// validation refuses already: never for a scenario from [`crate::scenario::parse`].
@@ -52,60 +218,14 @@ impl Simulation {
                 .unwrap_or(sc.run.duration_s / 1000.0),
         )
         .max(1);
-        let mut node_id = BTreeMap::new();
-        let nodes: Vec<Node> = sc
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                node_id.insert(n.name.clone(), i as u32);
-                Node {
-                    name: n.name.clone(),
-                    kind: n.kind,
-                    // a credit fabric replaces this once the ports exist (below)
-                    fabric: AnyFabric::OutputBuffered(OutputBuffered {
-                        transit_ps: us_to_ps(n.transit_us()),
-                    }),
-                    setup_ps: us_to_ps(n.call_processing_us),
-                }
-            })
-            .collect();
-        let mut ports = Vec::new();
-        let mut port_id: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        let mut link_mbps: BTreeMap<(u32, u32), f64> = BTreeMap::new();
-        for l in &sc.links {
-            let (a, b) = (node_id[&l.a], node_id[&l.b]);
-            let prop = match (l.length_km, l.delay_us) {
-                (Some(km), _) => us_to_ps(km * 5.0),
-                (_, Some(us)) => us_to_ps(us),
-                _ => 0,
-            };
-            for (from, to) in [(a, b), (b, a)] {
-                port_id.insert((from, to), ports.len() as u32);
-                link_mbps.insert((from, to), l.rate_mbps);
-                ports.push(port::build(sc, l, &nodes, from, to, prop));
-            }
-        }
-        let mut nodes = nodes;
-        for (i, n) in sc.nodes.iter().enumerate() {
-            if let Some(FabricSpec::Credit(c)) = &n.fabric {
-                let f = credit_fabric(c, i as u32, &mut ports);
-                nodes[i].fabric = AnyFabric::Credit(Box::new(f));
-            }
-        }
-        let mut groups = Vec::new();
-        for n in &sc.nodes {
-            let from = node_id[&n.name];
-            for g in &n.shared_buffers {
-                for to in &g.ports {
-                    ports[port_id[&(from, node_id[to])] as usize].group = groups.len() as u32;
-                }
-                groups.push(Group {
-                    limit: g.buffer_cells as u32,
-                    used: 0,
-                });
-            }
-        }
+        let Network {
+            nodes,
+            mut ports,
+            groups,
+            node_id,
+            port_id,
+            link_mbps,
+        } = network(sc);
         // at least one flow and one endpoint per connection: reserved up front, so that the
         // arrays of the usual scenario never grow. Flows and endpoints are aligned to cache
         // lines, which the system allocator cannot reallocate in place: each growth is a copy
@@ -113,7 +233,6 @@ impl Simulation {
         let mut flows: Vec<Flow> = Vec::with_capacity(sc.connections.len());
         let mut endpoints: Vec<Endpoint> = Vec::with_capacity(sc.connections.len());
         let mut monitors: Vec<Monitor> = Vec::new();
-        let mut ports = ports;
         let traces = traces(sc);
         let b = Builder {
             traces: &traces,
@@ -127,77 +246,13 @@ impl Simulation {
             let first_flow = flows.len();
             b.connection(c, &mut flows, &mut endpoints);
             // contract, UPC and requested QoS belong to the connection's first (forward) flow
-            let f = &mut flows[first_flow];
-            f.upc = upc_of(c);
-            if c.source.shape {
-                f.shaper = c
-                    .contract
-                    .as_ref()
-                    .map(|k| Box::new(Shaper::new(&k.contract())));
-            }
-            if let Some(m) = &c.propose_contract {
-                let name = m.bundle.clone().unwrap_or_else(|| c.name.clone());
-                let k = match monitors.iter().position(|x: &Monitor| x.name == name) {
-                    Some(k) => k,
-                    None => {
-                        let window_ps = secs_to_ps(m.window_s).max(1);
-                        monitors.push(Monitor {
-                            name,
-                            members: vec![],
-                            window_ps,
-                            window_end: warmup + window_ps,
-                            count: 0,
-                            counts: Vec::new(),
-                            times: Vec::new(),
-                            margin: m.scr_margin,
-                            tolerance: m.tolerance,
-                        });
-                        monitors.len() - 1
-                    }
-                };
-                monitors[k].members.push(c.name.clone());
-                f.monitor = Some(k as u32);
-            }
-            if let Some(q) = &c.qos {
-                let vbr_clp0 = c.contract.as_ref().is_some_and(|k| k.scr_mbps.is_some())
-                    && c.upc.as_ref().is_some_and(|u| u.scr_clp0_only);
-                let clp0 = match q.clr_flow {
-                    Some(ClrFlowSpec::Clp0) => true,
-                    Some(ClrFlowSpec::Clp0Plus1) => false,
-                    None => vbr_clp0,
-                };
-                f.qos = Some(Box::new(QosObjectives {
-                    max_ctd: q.max_ctd_us.map(us_to_ps),
-                    cdv: q.cdv_us.map(us_to_ps),
-                    clr: q.clr,
-                    clr_clp0: clp0,
-                }));
-                f.blocks = BlockCounter::new(q.secb_block_cells as u32, q.secb_max_bad as u32);
-            }
+            connection_extras(c, &mut flows[first_flow], &mut monitors, warmup);
         }
         let mut calls = Vec::new();
         for (i, spec) in sc.calls.iter().enumerate() {
             calls.push(b.calls(i, spec, &mut flows, &mut endpoints));
         }
-        // permanent connections with a contract hold their share of every CAC port on their
-        // route for the whole run (what each reserves: `permanent_reservation`). Validation has
-        // admitted them already, from the specs, in the same order; a refusal here means an
-        // unvalidated scenario and gets the same error
-        for (i, c) in sc.connections.iter().enumerate() {
-            let Some((contract, key)) = permanent_reservation(c) else {
-                continue;
-            };
-            for w in c.route.windows(2) {
-                let p = port_id[&(node_id[&w[0]], node_id[&w[1]])] as usize;
-                let port = &mut ports[p];
-                let Some(cac) = port.cac.as_mut() else {
-                    continue;
-                };
-                admit_permanent(cac, &contract, i, key, &port.name)?;
-                port.cac_max_bps = port.cac_max_bps.max(cac.allocated_bps());
-                port.cac_permanent_bps = cac.allocated_bps();
-            }
-        }
+        reserve_permanent(sc, &node_id, &port_id, &mut ports)?;
         // where the arrays grew by doubling, give the slack back (nothing to do where they did not)
         flows.shrink_to_fit();
         endpoints.shrink_to_fit();
@@ -383,39 +438,6 @@ fn timer_lanes(sim: &mut Simulation) {
         })
         .collect();
     sim.queue.set_lanes(lane_of);
-}
-
-/// Node `node`'s credit fabric (`nodes[].fabric`, kind "credit"), wired to its ports: its
-/// inputs are the ports of the links coming in, its outputs its own ports, whose buffers become
-/// `output_buffer_cells` and which give credits back (`Port::credit_node`).
-fn credit_fabric(c: &CreditFabricSpec, node: u32, ports: &mut [Port]) -> CreditFabric {
-    let mut high = [false; 5];
-    for k in &c.high_priority {
-        high[*k as usize] = true;
-    }
-    let out_buffer = c.output_buffer_cells as u32;
-    let p = CreditParams {
-        input_buffer_cells: c.input_buffer_cells as u32,
-        output_buffer_cells: out_buffer,
-        credits: c.credits.map(|k| k as u32).unwrap_or(out_buffer),
-        credit_delay_ps: us_to_ps(c.credit_delay_us),
-        bus_bps: source_bps(c.bus_mbps),
-        latency_ps: us_to_ps(c.latency_us),
-        voq: c.queueing == InputQueueing::Voq,
-        high,
-    };
-    let in_port = (0..ports.len() as u32)
-        .filter(|&q| ports[q as usize].to == node)
-        .collect();
-    let out_port: Vec<u32> = (0..ports.len() as u32)
-        .filter(|&q| ports[q as usize].node == node)
-        .collect();
-    for &q in &out_port {
-        let port = &mut ports[q as usize];
-        port.queue.limit = out_buffer;
-        port.credit_node = node;
-    }
-    CreditFabric::new(p, in_port, out_port, ports.len())
 }
 
 #[cfg(test)]

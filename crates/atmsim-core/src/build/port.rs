@@ -8,17 +8,19 @@ use crate::rng::stream;
 use crate::scenario::{DiscardSpec, LinkSpec, NodeKind, Scenario};
 use crate::time::*;
 
-/// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps).
+/// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps; a cell
+/// crosses node `to` in `transit_ps`).
 pub(crate) fn build(
     sc: &Scenario,
     l: &LinkSpec,
-    nodes: &[Node],
     from: u32,
     to: u32,
     prop: SimDuration,
+    transit_ps: SimDuration,
 ) -> Port {
     let spec = &sc.nodes[from as usize];
-    let ps = spec.ports.iter().find(|p| p.to == nodes[to as usize].name);
+    let (from_name, to_name) = (&spec.name, &sc.nodes[to as usize].name);
+    let ps = spec.ports.iter().find(|p| &p.to == to_name);
     let limit = ps
         .and_then(|p| p.buffer_cells)
         .or(spec.buffer_cells)
@@ -33,7 +35,6 @@ pub(crate) fn build(
     let p = &spec.priority;
     let order = [p[0] as u8, p[1] as u8, p[2] as u8, p[3] as u8, p[4] as u8];
     let rate_bps = mbps_to_bps(l.rate_mbps);
-    let transit_ps = nodes[to as usize].fabric.transit_ps();
     let in_flight_max = ((prop + transit_ps) / cell_time_ps(rate_bps).max(1)) as usize + 2;
     let impair = l.impairment.as_ref().map(|im| {
         Box::new(Impairment {
@@ -52,15 +53,12 @@ pub(crate) fn build(
             counted: 0,
             rng: stream(
                 sc.run.seed,
-                &format!(
-                    "links.{}->{}.impairment",
-                    nodes[from as usize].name, nodes[to as usize].name
-                ),
+                &format!("links.{from_name}->{to_name}.impairment"),
             ),
         })
     });
     Port {
-        name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
+        name: format!("{from_name}->{to_name}"),
         node: from,
         to,
         rate_bps,
@@ -106,7 +104,7 @@ pub(crate) fn build(
             })),
         },
         group: NONE,
-        credit_node: NONE,
+        fabric_node: NONE,
         link: Link {
             impair,
             ..Link::new(prop, transit_ps, in_flight_max)

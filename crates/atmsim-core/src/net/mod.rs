@@ -17,7 +17,7 @@ pub use link::*;
 pub use port::*;
 pub use queue::*;
 pub use sched::*;
-pub use switch::{AnyFabric, CreditFabric, Fabric, OutputBuffered};
+pub use switch::{AnyFabric, Arrival, Fabric, FabricAsks, Forward, Wake};
 
 use crate::scenario::NodeKind;
 use crate::time::SimDuration;

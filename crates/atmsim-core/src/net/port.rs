@@ -52,9 +52,9 @@ pub struct Port {
     pub(crate) group: u32,
     /// The channel this port feeds.
     pub(crate) link: Link,
-    /// The node whose credit fabric this port is an output of (a credit goes back when a cell
-    /// leaves its buffer), or NONE.
-    pub(crate) credit_node: u32,
+    /// The node whose fabric hears when a cell starts transmission here (`Fabric::on_departure`:
+    /// the credit fabric gives the cell's credit back), or NONE; set by the fabric's builder.
+    pub(crate) fabric_node: u32,
     /// ABR feedback scheme of this port.
     pub scheme: PortScheme,
     /// Cells of categories above ABR sent (CBR, VBR), and the count when the current ERICA
@@ -106,13 +106,13 @@ impl Port {
     /// waiting cells leave must be fixed when they are queued and nothing but the port may need
     /// a cell while it waits. So: one category only (`one_category`: every flow crossing the
     /// port is of it; a higher category would overtake), strict priority (no rate-limited
-    /// scheduler), no frame discard (EPD / PPD read the queue of a frame's cells), no credit
-    /// fabric (a credit goes back when a cell leaves), no ABR scheme (it reads the ABR queue
-    /// and the cells sent per interval), no shared buffer (other ports read its occupancy), no
-    /// impairment (its draws and drops happen at transmission), and a link delay above zero
-    /// (then a waiting cell enters a non-empty link, and its `Arrive` event is scheduled at the
-    /// same moment as with a `PortTx` event; see `sim/forward.rs`): what [`Port::may_defer`]
-    /// asks, with one category and no ABR scheme besides.
+    /// scheduler), no frame discard (EPD / PPD read the queue of a frame's cells), no fabric
+    /// that hears of departures (a credit goes back when a cell leaves), no ABR scheme (it
+    /// reads the ABR queue and the cells sent per interval), no shared buffer (other ports read
+    /// its occupancy), no impairment (its draws and drops happen at transmission), and a link
+    /// delay above zero (then a waiting cell enters a non-empty link, and its `Arrive` event is
+    /// scheduled at the same moment as with a `PortTx` event; see `sim/forward.rs`): what
+    /// [`Port::may_defer`] asks, with one category and no ABR scheme besides.
     pub(crate) fn may_compute(&self, one_category: Option<u8>) -> Option<u8> {
         one_category.filter(|_| self.scheme.is_none() && self.may_defer())
     }
@@ -147,9 +147,10 @@ impl Port {
         self.arrival_to_schedule(now, at)
     }
 
-    /// Put `cell` of category `cls` on the free line at `now` (a port without credit fabric or
-    /// impairment: `Simulation::transmit` checks): it ends transmission one cell time later and
-    /// reaches the far node after the link's delay. Returns what [`Port::commit`] does.
+    /// Put `cell` of category `cls` on the free line at `now` (a port whose departures no
+    /// fabric hears of, without impairment: `Simulation::transmit` checks): it ends
+    /// transmission one cell time later and reaches the far node after the link's delay.
+    /// Returns what [`Port::commit`] does.
     #[inline(always)]
     pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> Option<SimTime> {
         let at = self.start_on_line(now, cls);
@@ -171,23 +172,23 @@ impl Port {
         }
     }
 
-    /// Whether this port may defer its departures (when it may not compute them): the line
-    /// must be work-conserving with an order fixed by the cells present at each start, and
-    /// every reader of the port's state must be known so that it can settle the port first.
-    /// So: strict priority (the next cell is the head of the highest non-empty category, and
-    /// the line never idles while a cell waits), no frame discard, credit fabric or shared
-    /// buffer (their state is read from outside the port's own events), no impairment (draws
-    /// at transmission), and a link delay above zero (a cell started at T is still on the link
-    /// at T, so the cell behind it always finds the link's `Arrive` event pending, as with a
-    /// `PortTx` event: `sim/defer.rs`). An ABR scheme is allowed: it reads the port when a
-    /// forward cell enters (after the settle in `enqueue`), when its interval closes and when
+    /// Whether this port may defer its departures (when it may not compute them): the line must
+    /// be work-conserving with an order fixed by the cells present at each start, and every
+    /// reader of the port's state must be known so that it can settle the port first. So:
+    /// strict priority (the next cell is the head of the highest non-empty category, and the
+    /// line never idles while a cell waits), no frame discard, fabric hearing of departures or
+    /// shared buffer (their state is read from outside the port's own events), no impairment
+    /// (draws at transmission), and a link delay above zero (a cell started at T is still on
+    /// the link at T, so the cell behind it always finds the link's `Arrive` event pending, as
+    /// with a `PortTx` event: `sim/defer.rs`). An ABR scheme is allowed: it reads the port when
+    /// a forward cell enters (after the settle in `enqueue`), when its interval closes and when
     /// a backward RM cell passes (both settle first). Only switch ports defer (the build
     /// checks): a host's port is fed by its sources' timers, which do not say when they were
     /// scheduled (`sim/defer.rs`).
     pub(crate) fn may_defer(&self) -> bool {
         self.sched.is_strict()
             && self.frames.is_none()
-            && self.credit_node == NONE
+            && self.fabric_node == NONE
             && self.group == NONE
             && self.link.impair.is_none()
             && self.link.delay_ps > 0

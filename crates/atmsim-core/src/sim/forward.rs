@@ -54,8 +54,9 @@ impl Simulation {
     }
 
     /// [`Simulation::enqueue`] at a computed-departure port: one category with strict priority,
-    /// no ABR scheme, frame discard, shared buffer, credit fabric or impairment, and never a
-    /// `PortTx` event (nothing waits in its FIFOs: waiting cells are on the link already).
+    /// no ABR scheme, frame discard, shared buffer, fabric hearing of departures or impairment,
+    /// and never a `PortTx` event (nothing waits in its FIFOs: waiting cells are on the link
+    /// already).
     #[inline(always)]
     fn enqueue_computed(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
@@ -68,7 +69,8 @@ impl Simulation {
         );
         self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
         // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing;
-        // no credit fabric or impairment: `transmit`'s short path (the port at hand)
+        // no fabric hearing of departures, no impairment: `transmit`'s short path (the port at
+        // hand)
         if port.queue.len == 0 && port.busy_until <= now {
             self.cell_hops += 1;
             if let Some(at) = port.send_now(now, cell, cls) {
@@ -175,13 +177,14 @@ impl Simulation {
     /// Put `cell` on the line now (the port is free): it ends transmission one cell time later
     /// and reaches the far node after the link's delay.
     ///
-    /// A port of a credit fabric or with an impaired link takes the general path, out of line;
-    /// every other port the short one, inlined (the same steps without those two features).
+    /// A port whose departures its node's fabric hears of (`Port::fabric_node`) or with an
+    /// impaired link takes the general path, out of line; every other port the short one,
+    /// inlined (the same steps without those two features).
     #[inline(always)]
     pub(crate) fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
-        if port.credit_node != NONE || port.link.impair.is_some() {
+        if port.fabric_node != NONE || port.link.impair.is_some() {
             self.transmit_general(p, cell, cls);
             return;
         }
@@ -191,15 +194,16 @@ impl Simulation {
         }
     }
 
-    /// [`Simulation::transmit`] at a port of a credit fabric or with an impaired link.
+    /// [`Simulation::transmit`] at a port whose departures a fabric hears of or with an impaired
+    /// link.
     #[inline(never)]
     fn transmit_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
         let now = self.now;
-        let port = &mut self.ports[p as usize];
-        if port.credit_node != NONE {
-            // the cell leaves a credit fabric's output buffer: its credit goes back
-            let node = port.credit_node;
-            self.credit_returned(node, p);
+        let node = self.ports[p as usize].fabric_node;
+        if node != NONE {
+            // the cell leaves the buffer of an output port of its node's fabric: it hears of it
+            let asks = self.nodes[node as usize].fabric.on_departure(now, p);
+            self.fabric_asks(node, asks);
         }
         let port = &mut self.ports[p as usize];
         self.cell_hops += 1;
@@ -365,29 +369,25 @@ impl Simulation {
     }
 
     /// A cell of category `cls` is at `node` (it came in on the link of port `from`) and leaves
-    /// by output port `out`: the node's fabric takes it there.
+    /// by output port `out`: the node's fabric passes it to that port's buffer, holds it, or
+    /// loses it at the input.
     #[inline(always)]
-    pub(crate) fn switch_cell(
-        &mut self,
-        node: u32,
-        from: u32,
-        out: u32,
-        mut cell: Cell,
-        cls: usize,
-    ) {
+    pub(crate) fn switch_cell(&mut self, node: u32, from: u32, out: u32, cell: Cell, cls: usize) {
         let now = self.now;
-        match &mut self.nodes[node as usize].fabric {
-            AnyFabric::OutputBuffered(_) => self.enqueue(out, cell, cls),
-            AnyFabric::Credit(f) => {
-                let input = f.input_of[from as usize];
-                if f.admit(input, out, cell, cls) {
-                    if let Some(t) = f.kick(now) {
-                        self.queue.push(t, Event::Fabric(node, switch::credit::BUS));
-                    }
-                } else {
-                    cell.hop -= 1; // lost at the switch's input, before its output port
-                    self.drop_cell(from, cell, DropReason::InputBufferFull);
+        match self.nodes[node as usize]
+            .fabric
+            .on_arrival(now, from, out, &cell, cls)
+        {
+            Arrival::Pass => self.enqueue(out, cell, cls),
+            Arrival::Held(wake) => {
+                if let Some(w) = wake {
+                    self.queue.push(w.at, Event::Fabric(node, w.arg));
                 }
+            }
+            Arrival::Lost(r) => {
+                let mut cell = cell;
+                cell.hop -= 1; // lost at the switch's input, before its output port
+                self.drop_cell(from, cell, r);
             }
         }
     }
@@ -395,45 +395,37 @@ impl Simulation {
     /// Timed work of node `node`'s fabric (an `Event::Fabric` it scheduled).
     pub(crate) fn fabric_event(&mut self, node: u32, arg: u32) {
         let now = self.now;
-        match &mut self.nodes[node as usize].fabric {
-            AnyFabric::OutputBuffered(_) => {
-                debug_assert!(false, "the output-buffered fabric schedules no events")
-            }
-            AnyFabric::Credit(f) => {
-                if arg != switch::credit::BUS {
-                    f.credit(arg);
-                } else if let switch::credit::Slot::Carried { w, port } = f.slot(now) {
-                    self.enqueue(port, w.cell, w.cls as usize);
-                } else {
-                    // nothing may cross: the bus waits for an arrival or a credit
-                    return;
-                }
-                self.kick_fabric(node);
-            }
+        let asks = self.nodes[node as usize].fabric.on_event(now, arg);
+        self.fabric_asks(node, asks);
+    }
+
+    /// Carry out what node `node`'s fabric asked ([`FabricAsks`]): schedule its event, then
+    /// forward the cell it hands on, if any (out of line: most asks are a wake only).
+    #[inline(always)]
+    fn fabric_asks(&mut self, node: u32, asks: FabricAsks) {
+        if let Some(w) = asks.wake {
+            self.queue.push(w.at, Event::Fabric(node, w.arg));
+        }
+        if let Some(fw) = asks.forward {
+            self.fabric_forward(node, fw);
         }
     }
 
-    /// A cell left output port `p` of node `node`, whose fabric works with credits.
-    fn credit_returned(&mut self, node: u32, p: u32) {
-        let now = self.now;
-        if let AnyFabric::Credit(f) = &mut self.nodes[node as usize].fabric {
-            let o = f.output_of[p as usize];
-            if f.p.credit_delay_ps == 0 {
-                f.credit(o);
-                self.kick_fabric(node);
-            } else {
-                let t = now + f.p.credit_delay_ps;
-                self.queue.push(t, Event::Fabric(node, o));
+    /// Put the cell node `node`'s fabric hands on into its output port's buffer and tell the
+    /// fabric so ([`Fabric::on_forwarded`]), carrying out its asks in turn, until it forwards no
+    /// more.
+    #[inline(never)]
+    fn fabric_forward(&mut self, node: u32, mut fw: Forward) {
+        loop {
+            self.enqueue(fw.port, fw.cell, fw.cls as usize);
+            let now = self.now;
+            let asks = self.nodes[node as usize].fabric.on_forwarded(now);
+            if let Some(w) = asks.wake {
+                self.queue.push(w.at, Event::Fabric(node, w.arg));
             }
-        }
-    }
-
-    /// Schedule node `node`'s next bus slot if cells wait and none is scheduled.
-    fn kick_fabric(&mut self, node: u32) {
-        let now = self.now;
-        if let AnyFabric::Credit(f) = &mut self.nodes[node as usize].fabric {
-            if let Some(t) = f.kick(now) {
-                self.queue.push(t, Event::Fabric(node, switch::credit::BUS));
+            match asks.forward {
+                Some(next) => fw = next,
+                None => return,
             }
         }
     }

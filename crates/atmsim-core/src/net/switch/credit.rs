@@ -35,10 +35,16 @@
 //! - **Priorities.** Categories listed in `high_priority` (default CBR and rt-VBR) use the
 //!   high-priority queues; the output port serves its categories by its own scheduler.
 //!
-//! Timed work goes through `Event::Fabric(node, arg)`: `arg = BUS` is the bus's next slot,
-//! any other `arg` is the local index of an output whose credit comes back.
+//! The engine drives it through the [`Fabric`] hooks: an arriving cell joins its input buffer
+//! ([`Fabric::on_arrival`]); timed work is the fabric's own `Event::Fabric(node, arg)`
+//! ([`Fabric::on_event`]): `arg = BUS` is the bus's next slot, which forwards the cell it
+//! carries to its output port (and the next slot is looked for once the port has it,
+//! [`Fabric::on_forwarded`]), any other `arg` is the local index of an output whose credit comes
+//! back; the build sets `Port::fabric_node` on the outputs, so that a cell starting
+//! transmission there is reported ([`Fabric::on_departure`]): its credit goes back.
 
-use super::Fabric;
+use super::{Arrival, Fabric, FabricAsks, Forward, Wake};
+use crate::metrics::{DropReason, FabricSummary};
 use crate::net::NONE;
 use crate::time::{Pacer, SimDuration, SimTime};
 use crate::wire::Cell;
@@ -290,14 +296,12 @@ impl CreditFabric {
         self.credits[out as usize]
     }
 
-    /// Every cell held in the input buffers.
-    pub fn for_each_held(&self, f: &mut dyn FnMut(&Cell)) {
-        for inp in &self.inputs {
-            for q in &inp.queues {
-                for w in q {
-                    f(&w.cell);
-                }
-            }
+    /// The bus should look for work: its next slot, if one must be scheduled ([`Self::kick`]).
+    #[inline]
+    fn wake_bus(&mut self, now: SimTime) -> FabricAsks {
+        FabricAsks {
+            wake: self.kick(now).map(|at| Wake { at, arg: BUS }),
+            forward: None,
         }
     }
 }
@@ -305,6 +309,92 @@ impl CreditFabric {
 impl Fabric for CreditFabric {
     fn transit_ps(&self) -> SimDuration {
         self.p.latency_ps
+    }
+
+    /// The cell joins the input buffer fed by port `from`, or is lost there if it is full; the
+    /// bus looks for work.
+    #[inline]
+    fn on_arrival(
+        &mut self,
+        now: SimTime,
+        from: u32,
+        out: u32,
+        cell: &Cell,
+        cls: usize,
+    ) -> Arrival {
+        let input = self.input_of[from as usize];
+        if self.admit(input, out, *cell, cls) {
+            Arrival::Held(self.kick(now).map(|at| Wake { at, arg: BUS }))
+        } else {
+            Arrival::Lost(DropReason::InputBufferFull)
+        }
+    }
+
+    /// `arg = BUS`: the bus slot carries a cell to its output port if one may cross (else the
+    /// bus waits for an arrival or a credit); otherwise the credit of output `arg` (local) is
+    /// back at the inputs, and the bus looks for work.
+    fn on_event(&mut self, now: SimTime, arg: u32) -> FabricAsks {
+        if arg != BUS {
+            self.credit(arg);
+            return self.wake_bus(now);
+        }
+        match self.slot(now) {
+            Slot::Carried { w, port } => FabricAsks {
+                wake: None,
+                forward: Some(Forward {
+                    port,
+                    cell: w.cell,
+                    cls: w.cls,
+                }),
+            },
+            Slot::Idle => FabricAsks::default(),
+        }
+    }
+
+    /// The carried cell is in its output buffer (and any credit its start returned is back):
+    /// the bus looks for its next slot.
+    fn on_forwarded(&mut self, now: SimTime) -> FabricAsks {
+        self.wake_bus(now)
+    }
+
+    /// A cell leaves output port `port`'s buffer: its credit goes back to the inputs, at once
+    /// (and the bus looks for work) or `credit_delay_ps` later (an event).
+    fn on_departure(&mut self, now: SimTime, port: u32) -> FabricAsks {
+        let o = self.output_of[port as usize];
+        if self.p.credit_delay_ps == 0 {
+            self.credit(o);
+            self.wake_bus(now)
+        } else {
+            FabricAsks {
+                wake: Some(Wake {
+                    at: now + self.p.credit_delay_ps,
+                    arg: o,
+                }),
+                forward: None,
+            }
+        }
+    }
+
+    fn summary(&self) -> Option<FabricSummary> {
+        Some(FabricSummary {
+            kind: "credit",
+            bus_cells: self.stats.bus_cells,
+            input_drops: self.stats.input_drops,
+            max_input_cells: self.stats.max_input_cells,
+            cells_in_inputs: self.waiting(),
+            max_credits_used: self.stats.max_credits_used,
+        })
+    }
+
+    /// Every cell held in the input buffers.
+    fn for_each_held(&self, f: &mut dyn FnMut(&Cell)) {
+        for inp in &self.inputs {
+            for q in &inp.queues {
+                for w in q {
+                    f(&w.cell);
+                }
+            }
+        }
     }
 }
 
