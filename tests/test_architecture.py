@@ -343,3 +343,74 @@ def test_py_length_guard_flags_a_long_function(tmp_path: Path) -> None:
     assert py_long_functions(root, "pkg") == {}
     (root / "pkg/m.py").write_text("class C:\n    " + source(MAX_FUNCTION_LINES + 1).replace("\n", "\n    ").rstrip() + "\n")
     assert py_long_functions(root, "pkg") == {"pkg/m.py:2 f": MAX_FUNCTION_LINES + 1}
+
+
+# =================================================================================================
+# The host layer and the engine (issue 25): the engine (sim/) and the build dispatch
+# (build/mod.rs) name no model kind; an endpoint is one of at most four kinds.
+
+#: the folders whose files each hold models of one extension point (their mod.rs is the face)
+MODEL_DIRS = ("app", "transport", "net/switch", "abr/switch")
+
+
+def model_names() -> dict[str, str]:
+    """Every type, trait and constant a model file declares (applications, transports, fabrics,
+    ABR switch schemes), and the variants of the enums that list them: name -> where."""
+    declared = r"\bpub(?:\([a-z]+\))?\s+(?:struct|enum|trait|type|const)\s+([A-Za-z_]\w*)"
+    names: dict[str, str] = {}
+    for d in MODEL_DIRS:
+        for f in sorted((SRC / d).rglob("*.rs")):
+            if f.name == "mod.rs" and f.parent == SRC / d:
+                continue
+            for n in re.findall(declared, _code(f)):
+                names.setdefault(n, f.relative_to(SRC).as_posix())
+    faces = {"AnyApp": "app/mod.rs", "AnyTransport": "transport/mod.rs",
+             "AnyFabric": "net/switch/mod.rs", "PortScheme": "abr/switch/mod.rs"}
+    for enum, f in faces.items():
+        m = re.search(rf"pub enum {enum}\s*\{{(.*?)\n\}}", _code(SRC / f), re.S)
+        body = m.group(1) if m else ""
+        if enum == "AnyApp":  # listed by the applications! macro
+            body = re.search(r"applications!\s*\{(.*?)\n\}", _code(SRC / f), re.S).group(1)
+        for v in re.findall(r"^\s*([A-Z]\w*)\s*[({,]", body, re.M):
+            names.setdefault(f"{enum}::{v}", f)
+    return names
+
+
+def names_used(code: str, names: dict[str, str]) -> list[str]:
+    return sorted(n for n in names if re.search(rf"(?<![\w:]){re.escape(n)}\b", code))
+
+
+def test_engine_and_build_dispatch_name_no_model() -> None:
+    """The engine and the build dispatch call hooks: a new application, transport, fabric or
+    switch scheme adds nothing to sim/ or build/mod.rs (DESIGN.md, "The host layer")."""
+    names = model_names()
+    for must in ("TcpSender", "XtpxSender", "UdpEnd", "VideoSender", "WorkloadApp", "Echo",
+                 "CreditFabric", "Erica", "AnyApp::Cbr", "AnyTransport::Udp", "AnyFabric::Credit"):
+        assert must in names, must
+    files = [f for f in sorted((SRC / "sim").glob("*.rs")) if not f.name.endswith("_tests.rs")]
+    files.append(SRC / "build" / "mod.rs")
+    for f in files:
+        used = names_used(_code(f), names)
+        assert not used, f"{f.relative_to(SRC).as_posix()} names models: {used}"
+
+
+def test_model_name_finder_finds_names() -> None:
+    names = {"TcpSender": "transport/tcp/sender.rs", "AnyApp::Cbr": "app/mod.rs"}
+    assert names_used("let t: TcpSender = x; match a { AnyApp::Cbr(_) => 1 }", names) == [
+        "AnyApp::Cbr", "TcpSender"]
+    assert names_used("TcpSenderish; crate::transport::tcp::TcpSenderX", names) == []
+
+
+def test_an_endpoint_is_one_of_at_most_four_kinds() -> None:
+    """A cell-level application, an ABR source, an ABR destination, or a host: the growth goes
+    into the applications and transports below a host, never into the endpoint enum."""
+    m = re.search(r"pub enum AnySource\s*\{(.*?)\n\}", _code(SRC / "host" / "endpoint.rs"), re.S)
+    assert m, "AnySource not found in host/endpoint.rs"
+    variants = re.findall(r"^\s*([A-Z]\w*)\s*[({,]", m.group(1), re.M)
+    assert variants == ["App", "Abr", "AbrDest", "Host"], variants
+    # and nothing outside the host layer matches its variants, apart from the builders
+    for f in SRC.rglob("*.rs"):
+        rel = f.relative_to(SRC).as_posix()
+        if rel.startswith(("host/", "build/")) and rel != "build/mod.rs":
+            continue
+        assert not re.search(r"\bAnySource::(App|Abr|AbrDest|Host)\b", _code(f)), rel

@@ -41,6 +41,8 @@ impl Simulation {
     }
 
     /// A frame of endpoint `e` on a host with a model: its send processing first.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn host_tx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
         let hdr = self.header_bytes(e);
         let cost = self.hosts.cpus[c as usize]
@@ -68,6 +70,8 @@ impl Simulation {
 
     /// After any call of endpoint `e` on a host with a model: the write and read system calls
     /// its sockets asked for are queued on the CPU's application level (`per_tsdu` each).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn host_after_call(&mut self, c: u32, e: u32) {
         let mut asked: Vec<Job> = Vec::new(); // allocates only when a call was asked
         if let Some(h) = self.endpoints[e as usize].app.host_mut() {

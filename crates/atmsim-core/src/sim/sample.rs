@@ -2,7 +2,7 @@
 //!
 //! The series are the tables of a [`Probes`] store; each model declares its table's columns
 //! beside its state (`Port::PROBES` in `net/port.rs`, `Flow::PROBES` in `net/flow.rs`,
-//! `IntervalRecord::PROBES` in `abr/switch/erica.rs`, the endpoints' tables listed in
+//! `IntervalRecord::PROBES` in `abr/switch/mod.rs`, the endpoints' tables listed in
 //! `host/endpoint.rs`: ABR sources and each transport's sender) and fills its row in its own
 //! `probe`; sampling only asks each model for its row.
 

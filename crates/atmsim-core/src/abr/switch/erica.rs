@@ -11,9 +11,8 @@
 //! - A VC is active in an interval if it sent a forward cell (data or FRM) into the port.
 //! - ERICA+ uses the ABR queue length at the end of the interval for Tq.
 
-use super::{IntervalMeans, SwitchScheme};
+use super::{IntervalMeans, IntervalRecord, SwitchScheme};
 use crate::abr::RM_DIR;
-use crate::metrics::probe::{ColumnDecl, Row, TableDecl, PORT_KEY};
 use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
 
@@ -72,77 +71,6 @@ pub struct Erica {
     pub z_sum: f64,
     pub fair_sum: f64,
     pub cap_sum: f64,
-}
-
-/// What the end of an averaging interval measured (one row of the `abr_ports` series).
-#[derive(Clone, Copy, Debug)]
-pub struct IntervalRecord {
-    pub z: f64,
-    pub fair: f64,
-    pub abr_capacity: f64,
-    pub input: f64,
-    pub target: f64,
-    /// The largest ER the port gave in the interval (MaxAllocCurrent), Mb/s.
-    pub er_max: f64,
-    /// ABR cells waiting at the port when the interval ended.
-    pub abr_queue: u32,
-}
-
-impl IntervalRecord {
-    /// The `abr_ports` series: one row per ERICA / ERICA+ port and averaging interval.
-    pub const PROBES: TableDecl = TableDecl {
-        name: "abr_ports",
-        doc: "Every ERICA / ERICA+ port at the end of each averaging interval",
-        key: PORT_KEY,
-        columns: &[
-            ColumnDecl::f64("z", "", "Load factor: ABR input rate / target rate")
-                .plot("abr_ports", "load factor z"),
-            ColumnDecl::f64(
-                "fairshare_mbps",
-                "Mb/s",
-                "FairShare: target rate / VCs active in the interval",
-            )
-            .plot("abr_ports", "fair share"),
-            ColumnDecl::f64(
-                "abr_capacity_mbps",
-                "Mb/s",
-                "ABR capacity: the line rate less what higher-priority categories used",
-            ),
-            ColumnDecl::f64(
-                "input_mbps",
-                "Mb/s",
-                "ABR cells offered to the port over the interval (before admission)",
-            ),
-            ColumnDecl::f64(
-                "target_mbps",
-                "Mb/s",
-                "Target rate: ABR capacity x target utilization (ERICA+: x f(queue delay))",
-            ),
-            ColumnDecl::f64(
-                "er_max_mbps",
-                "Mb/s",
-                "The largest ER the port gave in the interval (MaxAllocCurrent)",
-            ),
-            ColumnDecl::u32(
-                "abr_queue_cells",
-                "cells",
-                "ABR cells waiting at the port when the interval ended",
-            ),
-        ],
-        always: false,
-        active: "input_mbps",
-    };
-
-    /// Fill this interval's row of the `abr_ports` series.
-    pub fn probe(&self, mut row: Row<'_>) {
-        row.f64("z", self.z)
-            .f64("fairshare_mbps", self.fair)
-            .f64("abr_capacity_mbps", self.abr_capacity)
-            .f64("input_mbps", self.input)
-            .f64("target_mbps", self.target)
-            .f64("er_max_mbps", self.er_max)
-            .u32("abr_queue_cells", self.abr_queue);
-    }
 }
 
 impl Erica {

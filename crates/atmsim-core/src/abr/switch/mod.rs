@@ -23,9 +23,10 @@ pub mod erica;
 pub mod rr;
 
 pub use efci::{Efci, Thresholds};
-pub use erica::{erica_plus_fraction, Erica, IntervalRecord, VcState};
+pub use erica::{erica_plus_fraction, Erica, VcState};
 pub use rr::RelativeRate;
 
+use crate::metrics::probe::{ColumnDecl, Row, TableDecl, PORT_KEY};
 use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
 
@@ -295,5 +296,78 @@ mod tests {
         assert_eq!(m.z, e.z_sum / e.n_intervals as f64);
         assert_eq!(m.fair_mbps, e.fair_sum / e.n_intervals as f64);
         assert_eq!(m.abr_capacity_mbps, e.cap_sum / e.n_intervals as f64);
+    }
+}
+
+/// What the end of a scheme's averaging interval measured (one row of the `abr_ports` series;
+/// ERICA and ERICA+ measure intervals, `abr/switch/erica.rs`). Moved from `erica.rs`: it is what
+/// [`Scheme::close_interval`] returns, so it belongs to the face.
+#[derive(Clone, Copy, Debug)]
+pub struct IntervalRecord {
+    pub z: f64,
+    pub fair: f64,
+    pub abr_capacity: f64,
+    pub input: f64,
+    pub target: f64,
+    /// The largest ER the port gave in the interval (MaxAllocCurrent), Mb/s.
+    pub er_max: f64,
+    /// ABR cells waiting at the port when the interval ended.
+    pub abr_queue: u32,
+}
+
+impl IntervalRecord {
+    /// The `abr_ports` series: one row per ERICA / ERICA+ port and averaging interval.
+    pub const PROBES: TableDecl = TableDecl {
+        name: "abr_ports",
+        doc: "Every ERICA / ERICA+ port at the end of each averaging interval",
+        key: PORT_KEY,
+        columns: &[
+            ColumnDecl::f64("z", "", "Load factor: ABR input rate / target rate")
+                .plot("abr_ports", "load factor z"),
+            ColumnDecl::f64(
+                "fairshare_mbps",
+                "Mb/s",
+                "FairShare: target rate / VCs active in the interval",
+            )
+            .plot("abr_ports", "fair share"),
+            ColumnDecl::f64(
+                "abr_capacity_mbps",
+                "Mb/s",
+                "ABR capacity: the line rate less what higher-priority categories used",
+            ),
+            ColumnDecl::f64(
+                "input_mbps",
+                "Mb/s",
+                "ABR cells offered to the port over the interval (before admission)",
+            ),
+            ColumnDecl::f64(
+                "target_mbps",
+                "Mb/s",
+                "Target rate: ABR capacity x target utilization (ERICA+: x f(queue delay))",
+            ),
+            ColumnDecl::f64(
+                "er_max_mbps",
+                "Mb/s",
+                "The largest ER the port gave in the interval (MaxAllocCurrent)",
+            ),
+            ColumnDecl::u32(
+                "abr_queue_cells",
+                "cells",
+                "ABR cells waiting at the port when the interval ended",
+            ),
+        ],
+        always: false,
+        active: "input_mbps",
+    };
+
+    /// Fill this interval's row of the `abr_ports` series.
+    pub fn probe(&self, mut row: Row<'_>) {
+        row.f64("z", self.z)
+            .f64("fairshare_mbps", self.fair)
+            .f64("abr_capacity_mbps", self.abr_capacity)
+            .f64("input_mbps", self.input)
+            .f64("target_mbps", self.target)
+            .f64("er_max_mbps", self.er_max)
+            .u32("abr_queue_cells", self.abr_queue);
     }
 }
