@@ -6,6 +6,7 @@
 use super::check_cac::validate_permanent_cac;
 use super::check_connection::validate_connection;
 use super::check_fabric::validate_fabric;
+use super::check_util::{check_name, names};
 use super::check_video::validate_video;
 use super::{
     class_buffers, default_cac_buffer_cells, default_cac_clr, default_delta, default_erica_plus_a,
@@ -587,58 +588,4 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
         }
     }
     Ok(())
-}
-
-/// Longest name of a node or a connection.
-pub const NAME_MAX_CHARS: usize = 64;
-
-/// The name syntax of nodes, connections and call classes (`docs/scenarios.md`, "Names"):
-/// 1 to 64 characters, letters and digits (any script), `_`, `-`, `.`, `+`, `:`, `/` and `@`,
-/// beginning with a letter, a digit or `_`; never `->` (ports are named `NODE->NEIGHBOUR`), and
-/// for connections never the suffix `.reverse` (the reverse direction of a bidirectional
-/// connection is `NAME.reverse`). `#` is reserved for the calls of a class (`NAME#k`);
-/// spaces, quotes, brackets, `=` and `,` would make key paths and port names ambiguous.
-pub(crate) fn check_name(path: &str, name: &str, connection: bool) -> Res<()> {
-    let allowed = "letters, digits, _ - . + : / @ (1 to 64, first a letter, digit or _)";
-    let bad = |why: String| {
-        Err(ScenarioError::new(
-            path,
-            format!("{why}; a name has {allowed}"),
-        ))
-    };
-    if name.is_empty() {
-        return bad("must not be empty".into());
-    }
-    if name.chars().count() > NAME_MAX_CHARS {
-        return bad(format!("is {} characters long", name.chars().count()));
-    }
-    if let Some(ch) = name
-        .chars()
-        .find(|&ch| !(ch.is_alphanumeric() || "_-.+:/@".contains(ch)))
-    {
-        return bad(format!("must not contain {ch:?}"));
-    }
-    let first = name.chars().next().expect("not empty");
-    if !(first.is_alphanumeric() || first == '_') {
-        return bad(format!("must not begin with {first:?}"));
-    }
-    if name.contains("->") {
-        return bad("must not contain \"->\" (ports are named NODE->NEIGHBOUR)".into());
-    }
-    if connection && name.ends_with(".reverse") {
-        return Err(ScenarioError::new(
-            path,
-            "must not end in \".reverse\" (reserved: a bidirectional connection's reverse direction is NAME.reverse)",
-        ));
-    }
-    Ok(())
-}
-
-pub(crate) fn names(kinds: &BTreeMap<&str, NodeKind>) -> String {
-    let v: Vec<&str> = kinds.keys().copied().collect();
-    if v.len() > 12 {
-        format!("{}, ... ({} in all)", v[..12].join(", "), v.len())
-    } else {
-        v.join(", ")
-    }
 }

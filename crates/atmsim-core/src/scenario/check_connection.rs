@@ -2,8 +2,8 @@
 //! UPC, QoS and adaptive proposal (seed 001), and its ABR end-system parameters (TM 4.0
 //! section 5.10 ranges).
 
-use super::check::names;
 use super::check_source::validate_source;
+use super::check_util::names;
 use super::{
     non_negative, positive, positive_int, AbrSpec, Category, ConnectionSpec, NodeKind, QosSpec,
     Res, Scenario, ScenarioError, SourceKind,

@@ -13,12 +13,13 @@
 //! `--set`, and hands the merged document to [`parse`] as JSON; every error comes back as a
 //! [`ScenarioError`] with a key path such as `connections[3].source.rate_mbps`.
 //!
-//! This file holds the root ([`Scenario`], [`RunSpec`]), parsing, the schema export and the small
-//! numeric checkers; the sections of a scenario have one file each (`topology`: nodes, ports,
-//! links; `connection`: connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system
-//! parameters; `source`: traffic sources; `calls`: switched calls and CAC), and the semantic
-//! checks live in `check` (with `check_connection`, `check_source` and `check_cac`). Every
-//! type is re-exported here, so `crate::scenario::X` names it whatever file it is in.
+//! This file holds the root ([`Scenario`], [`RunSpec`]), parsing and the schema export; the
+//! sections of a scenario have one file each (`topology`: nodes, ports, links; `connection`:
+//! connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system parameters;
+//! `source`: traffic sources; `calls`: switched calls and CAC), and the semantic checks live in
+//! `check` (with `check_connection`, `check_source` and `check_cac`), which share the error type,
+//! the small numeric checkers and the name rules of `check_util`. Every type is re-exported here,
+//! so `crate::scenario::X` names it whatever file it is in.
 
 mod abr;
 mod calls;
@@ -29,6 +30,7 @@ mod check_fabric;
 mod check_resources;
 mod check_shape;
 mod check_source;
+mod check_util;
 mod check_video;
 mod connection;
 mod fabric;
@@ -46,7 +48,8 @@ pub use calls::*;
 pub use check::validate;
 pub(crate) use check_cac::{admit_permanent, permanent_reservation};
 pub use check_resources::{estimate, memory_limit, Estimate, SLICE_ROWS};
-pub use check_shape::compact;
+pub use check_util::{compact, ScenarioError};
+pub(crate) use check_util::{non_negative, positive, positive_int, Res};
 pub use connection::*;
 pub use fabric::*;
 pub use host::{HostPreset, HostSpec};
@@ -58,42 +61,6 @@ pub use xtpx::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// A scenario error: the key path and what is wrong or allowed there.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ScenarioError {
-    pub path: String,
-    pub message: String,
-}
-
-impl ScenarioError {
-    /// One line: control characters (a newline inside a quoted value or key) are escaped, and
-    /// numbers longer than 20 characters in `message` are written compactly (`1e308`).
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: one_line(&path.into()),
-            message: one_line(&check_shape::compact_numbers(&message.into())),
-        }
-    }
-}
-
-fn one_line(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-pub(crate) type Res<T> = Result<T, ScenarioError>;
 
 /// A whole scenario: the network, its connections and how long to run.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -280,39 +247,6 @@ fn clean_serde_message(m: &str) -> String {
 /// The JSON Schema of the scenario format.
 pub fn json_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
-}
-
-pub(crate) fn positive(path: &str, v: f64) -> Res<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be a number > 0, got {v}"),
-        ))
-    }
-}
-
-pub(crate) fn non_negative(path: &str, v: f64) -> Res<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be a number >= 0, got {v}"),
-        ))
-    }
-}
-
-pub(crate) fn positive_int(path: &str, v: i64) -> Res<()> {
-    if v > 0 && v <= u32::MAX as i64 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be an integer in 1..={}, got {v}", u32::MAX),
-        ))
-    }
 }
 
 pub(crate) fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
