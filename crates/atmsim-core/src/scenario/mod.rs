@@ -17,16 +17,22 @@
 //! sections of a scenario have one file each (`topology`: nodes, ports, links; `connection`:
 //! connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system parameters;
 //! `source`: traffic sources; `calls`: switched calls and CAC), and the semantic checks live in
-//! `check` (with `check_connection`, `check_source` and `check_cac`), which share the error type,
-//! the small numeric checkers and the name rules of `check_util`. Every type is re-exported here,
-//! so `crate::scenario::X` names it whatever file it is in.
+//! `check`, the top, which calls one file per topic (`check_nodes`, `check_links`,
+//! `check_connection`, `check_source`, `check_abr`, `check_video`, `check_calls`, `check_cac`,
+//! `check_fabric`); they share the error type, the small numeric checkers and the name rules of
+//! `check_util`. Every type is re-exported here, so `crate::scenario::X` names it whatever file
+//! it is in.
 
 mod abr;
 mod calls;
 mod check;
+mod check_abr;
 mod check_cac;
+mod check_calls;
 mod check_connection;
 mod check_fabric;
+mod check_links;
+mod check_nodes;
 mod check_resources;
 mod check_shape;
 mod check_source;
@@ -247,17 +253,6 @@ fn clean_serde_message(m: &str) -> String {
 /// The JSON Schema of the scenario format.
 pub fn json_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
-}
-
-pub(crate) fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
-    if let Some(cb) = cb {
-        for (cat, v) in cb.entries() {
-            if let Some(v) = v {
-                positive_int(&format!("{path}.{}", cat.name()), v)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
