@@ -432,8 +432,26 @@ fn main() {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    let runs = timed_rounds(&cases, rounds);
+    let (valgrind, instr) = instruction_counts(&cases);
+    let mut report = case_table(&cases, &runs, &instr, rounds);
+    let derived = goals(&report, valgrind);
+    report.insert("derived".into(), Value::Object(derived));
+    report.insert("rounds".into(), json!(rounds));
+    report.insert("started_unix_s".into(), json!(started));
+    report.insert("valgrind".into(), json!(valgrind));
+    let path = merge_bench_json("core", Value::Object(report));
+    println!("wrote the core key of {}", path.display());
+}
 
-    // timed runs, in rounds
+/// A number of a case's figures, NaN when absent.
+fn num(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or(f64::NAN)
+}
+
+/// The timed runs of `cases`, in `rounds` rounds (every case once per round); (a0) runs once, for
+/// its memory.
+fn timed_rounds(cases: &[(&str, &str)], rounds: usize) -> Vec<Vec<Value>> {
     let mut runs: Vec<Vec<Value>> = vec![vec![]; cases.len()];
     for r in 0..rounds {
         for (i, (c, _)) in cases.iter().enumerate() {
@@ -443,24 +461,28 @@ fn main() {
             runs[i].push(child(c, default_seconds(c), false).0);
         }
     }
-    let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    let idx = |c: &str| cases.iter().position(|(x, _)| *x == c);
-    let per_round_ratio = |c: &str| -> Option<f64> {
-        let (i, r) = (idx(c)?, idx("ref")?);
-        let v: Vec<f64> = runs[i]
-            .iter()
-            .zip(&runs[r])
-            .map(|(x, y)| f(x, "cell_hops_per_s") / f(y, "cell_hops_per_s"))
-            .filter(|x| x.is_finite())
-            .collect();
-        (!v.is_empty()).then(|| median(v))
-    };
+    runs
+}
 
-    // instruction counts
+/// The median over the rounds of the speed ratio of case `c` to the reference, run by run.
+fn per_round_ratio(cases: &[(&str, &str)], runs: &[Vec<Value>], c: &str) -> Option<f64> {
+    let idx = |c: &str| cases.iter().position(|(x, _)| *x == c);
+    let (i, r) = (idx(c)?, idx("ref")?);
+    let v: Vec<f64> = runs[i]
+        .iter()
+        .zip(&runs[r])
+        .map(|(x, y)| num(x, "cell_hops_per_s") / num(y, "cell_hops_per_s"))
+        .filter(|x| x.is_finite())
+        .collect();
+    (!v.is_empty()).then(|| median(v))
+}
+
+/// Whether valgrind runs, and the instruction counts of each case under it at two durations.
+fn instruction_counts(cases: &[(&str, &str)]) -> (bool, Map<String, Value>) {
     let valgrind = have_valgrind();
     let mut instr: Map<String, Value> = Map::new();
     if valgrind {
-        for (c, _) in &cases {
+        for (c, _) in cases {
             if *c == "a0" || (*c == "f" && !f_document().exists()) {
                 continue;
             }
@@ -468,8 +490,8 @@ fn main() {
             let (v1, i1) = child(c, t1, true);
             let (v2, i2) = child(c, t2, true);
             if let (Some(i1), Some(i2)) = (i1, i2) {
-                let dh = f(&v2, "cell_hops") - f(&v1, "cell_hops");
-                let de = f(&v2, "events") - f(&v1, "events");
+                let dh = num(&v2, "cell_hops") - num(&v1, "cell_hops");
+                let de = num(&v2, "events") - num(&v1, "events");
                 instr.insert(
                     c.to_string(),
                     json!({"t1_s": t1, "t2_s": t2, "instructions_t1": i1, "instructions_t2": i2,
@@ -481,7 +503,17 @@ fn main() {
             }
         }
     }
+    (valgrind, instr)
+}
 
+/// The table of the cases (printed), and the report of each: the medians over the rounds, the
+/// rounds, the ratios to the reference and the instruction counts.
+fn case_table(
+    cases: &[(&str, &str)],
+    runs: &[Vec<Value>],
+    instr: &Map<String, Value>,
+    rounds: usize,
+) -> Map<String, Value> {
     let mut report = Map::new();
     println!("atmsim-core benchmark: release build, one core, {rounds} rounds (medians)");
     println!(
@@ -497,9 +529,9 @@ fn main() {
             report.insert(c.to_string(), runs[i][0].clone());
             continue;
         }
-        let med = |k: &str| median(runs[i].iter().map(|v| f(v, k)).collect());
+        let med = |k: &str| median(runs[i].iter().map(|v| num(v, k)).collect());
         let hops_s = med("cell_hops_per_s");
-        let ratio = per_round_ratio(c);
+        let ratio = per_round_ratio(cases, runs, c);
         let ipc = instr
             .get(*c)
             .and_then(|v| v["instructions_per_cell_hop"].as_f64());
@@ -537,7 +569,12 @@ fn main() {
         }
         report.insert(c.to_string(), Value::Object(entry));
     }
-    let get = |c: &str, k: &str| report.get(c).map(|v| f(v, k)).unwrap_or(f64::NAN);
+    report
+}
+
+/// The figures derived from the cases against the goals of issue 13 (printed), by key.
+fn goals(report: &Map<String, Value>, valgrind: bool) -> Map<String, Value> {
+    let get = |c: &str, k: &str| report.get(c).map(|v| num(v, k)).unwrap_or(f64::NAN);
     let mut derived = Map::new();
     let cost = |c: &str| get(c, "ns_per_cell_hop");
     let b_over_a = cost("b") / cost("a");
@@ -629,10 +666,5 @@ fn main() {
     ] {
         derived.insert(k.into(), if v.is_finite() { json!(v) } else { Value::Null });
     }
-    report.insert("derived".into(), Value::Object(derived));
-    report.insert("rounds".into(), json!(rounds));
-    report.insert("started_unix_s".into(), json!(started));
-    report.insert("valgrind".into(), json!(valgrind));
-    let path = merge_bench_json("core", Value::Object(report));
-    println!("wrote the core key of {}", path.display());
+    derived
 }

@@ -4,7 +4,11 @@
 //! network is built. The builder admits them again through the same functions to record what
 //! each port holds, so both say the same thing.
 
-use super::{Category, ConnectionSpec, NodeKind, Res, Scenario, ScenarioError};
+use super::check_util::{positive, Res, ScenarioError};
+use super::{
+    default_cac_buffer_cells, default_cac_clr, CacPolicySpec, CacSpec, Category, ConnectionSpec,
+    NodeKind, Scenario,
+};
 use crate::cac::PortCac;
 use crate::policing::Contract;
 use std::collections::BTreeMap;
@@ -81,6 +85,27 @@ pub(crate) fn validate_permanent_cac(sc: &Scenario) -> Res<()> {
                 admit_permanent(cac, &contract, i, key, &format!("{}->{}", w[0], w[1]))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A switch's CAC settings (`nodes[i].cac`, path `p`).
+pub(crate) fn validate_cac(p: &str, c: &CacSpec) -> Res<()> {
+    if c.policy != CacPolicySpec::EffectiveBandwidth
+        && (c.buffer_cells != default_cac_buffer_cells() || c.clr != default_cac_clr())
+    {
+        return Err(ScenarioError::new(
+            p,
+            "buffer_cells and clr apply to policy \"effective_bandwidth\" only",
+        ));
+    }
+    positive(&format!("{p}.buffer_cells"), c.buffer_cells)?;
+    let v = c.clr;
+    if !(v > 0.0 && v < 1.0) {
+        return Err(ScenarioError::new(
+            format!("{p}.clr"),
+            format!("must be in (0, 1), got {v}"),
+        ));
     }
     Ok(())
 }

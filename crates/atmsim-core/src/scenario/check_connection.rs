@@ -1,20 +1,101 @@
-//! Semantic checks of one connection or call template: its route, source, traffic contract,
-//! UPC, QoS and adaptive proposal (seed 001), and its ABR end-system parameters (TM 4.0
-//! section 5.10 ranges).
+//! Semantic checks of the connections (`connections[]`) and of one connection or call template:
+//! its name, route, source (`check_source`), traffic contract, UPC, QoS and adaptive proposal
+//! (seed 001), its ABR parameters (`check_abr`), the transports each direction carries, and the
+//! bundles of adaptive proposals.
 
-use super::check::names;
+use super::check_abr::validate_connection_abr;
 use super::check_source::validate_source;
-use super::{
-    non_negative, positive, positive_int, AbrSpec, Category, ConnectionSpec, NodeKind, QosSpec,
-    Res, Scenario, ScenarioError, SourceKind,
+use super::check_util::{
+    check_name, names, non_negative, positive, positive_int, Res, ScenarioError,
 };
+use super::{Category, ConnectionSpec, NodeKind, ProposeSpec, QosSpec, Scenario, SourceKind};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Every connection in file order, between the nodes of `kinds` over the links of `adj`;
+/// returns their names.
+pub(crate) fn validate_connections<'a>(
+    sc: &'a Scenario,
+    kinds: &BTreeMap<&str, NodeKind>,
+    adj: &BTreeSet<(&str, &str)>,
+) -> Res<BTreeSet<&'a str>> {
+    let mut conn_names = BTreeSet::new();
+    for (i, c) in sc.connections.iter().enumerate() {
+        let p = format!("connections[{i}]");
+        check_name(&format!("{p}.name"), &c.name, true)?;
+        if !conn_names.insert(c.name.as_str()) {
+            return Err(ScenarioError::new(
+                format!("{p}.name"),
+                format!("duplicate connection name \"{}\"", c.name),
+            ));
+        }
+        validate_connection(&p, c, sc, kinds, adj)?;
+    }
+    Ok(conn_names)
+}
+
+/// The adaptive proposals' bundles (`propose_contract.bundle`): a bundle's name is no
+/// connection's (`conn_names`), and its connections share their parameters.
+pub(crate) fn validate_bundles(sc: &Scenario, conn_names: &BTreeSet<&str>) -> Res<()> {
+    // the connections of a bundle are measured with one monitor: same parameters
+    let mut bundles: BTreeMap<&str, (usize, &ProposeSpec)> = BTreeMap::new();
+    for (i, c) in sc.connections.iter().enumerate() {
+        let Some(m) = &c.propose_contract else {
+            continue;
+        };
+        let Some(b) = m.bundle.as_deref() else {
+            continue;
+        };
+        if conn_names.contains(b) && b != c.name {
+            return Err(ScenarioError::new(
+                format!("connections[{i}].propose_contract.bundle"),
+                format!("\"{b}\" is another connection's name; a bundle needs a name of its own"),
+            ));
+        }
+        match bundles.get(b) {
+            None => {
+                bundles.insert(b, (i, m));
+            }
+            Some(&(j, first)) => {
+                for (key, a, x) in [
+                    ("window_s", first.window_s, m.window_s),
+                    ("scr_margin", first.scr_margin, m.scr_margin),
+                    ("tolerance", first.tolerance, m.tolerance),
+                ] {
+                    if a != x {
+                        return Err(ScenarioError::new(
+                            format!("connections[{i}].propose_contract.{key}"),
+                            format!("differs from bundle \"{b}\"'s (connections[{j}]); a bundle is measured with one set of parameters"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Route, source, contract and ABR checks of one connection (or call template) at path `p`.
 pub(crate) fn validate_connection(
     p: &str,
     c: &ConnectionSpec,
     sc: &Scenario,
+    kinds: &BTreeMap<&str, NodeKind>,
+    adj: &BTreeSet<(&str, &str)>,
+) -> Res<()> {
+    validate_route(p, c, kinds, adj)?;
+    validate_source(&format!("{p}.source"), &c.source)?;
+    validate_contract(p, c)?;
+    validate_xtpx_connection(p, c)?;
+    validate_connection_abr(p, c, sc)?;
+    validate_transports(p, c, sc)?;
+    validate_reverse_source(p, c)
+}
+
+/// The route: at least two nodes, hosts at the ends and switches inside, no loop, a link between
+/// each two, at most 250 nodes.
+fn validate_route(
+    p: &str,
+    c: &ConnectionSpec,
     kinds: &BTreeMap<&str, NodeKind>,
     adj: &BTreeSet<(&str, &str)>,
 ) -> Res<()> {
@@ -66,8 +147,11 @@ pub(crate) fn validate_connection(
             "at most 250 nodes",
         ));
     }
-    validate_source(&format!("{p}.source"), &c.source)?;
-    validate_contract(p, c)?;
+    Ok(())
+}
+
+/// What XTPX leaves out: a reverse source of XTPX data, ABR, any reverse source.
+fn validate_xtpx_connection(p: &str, c: &ConnectionSpec) -> Res<()> {
     if c.reverse_source
         .as_ref()
         .is_some_and(|r| r.kind == SourceKind::Xtpx)
@@ -91,80 +175,12 @@ pub(crate) fn validate_connection(
             ));
         }
     }
-    match (&c.abr, c.category) {
-        (None, Category::Abr) => {
-            return Err(ScenarioError::new(
-                format!("{p}.abr"),
-                "required for category \"abr\" (an empty table takes the TM 4.0 defaults)",
-            ))
-        }
-        (Some(_), cat) if cat != Category::Abr => {
-            return Err(ScenarioError::new(
-                format!("{p}.abr"),
-                format!("only for category \"abr\", not \"{}\"", cat.name()),
-            ))
-        }
-        (Some(a), _) => {
-            let first_rate = sc
-                .links
-                .iter()
-                .find(|l| {
-                    (l.a == c.route[0] && l.b == c.route[1])
-                        || (l.b == c.route[0] && l.a == c.route[1])
-                })
-                .map(|l| l.rate_mbps)
-                .unwrap_or(0.0);
-            validate_abr(&format!("{p}.abr"), a, first_rate)?;
-            if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
-                return Err(ScenarioError::new(
-                    format!("{p}.source.peak_mbps"),
-                    "an ABR source sends at its ACR; set abr.pcr_mbps instead",
-                ));
-            }
-            if c.bidirectional {
-                // both directions under ABR control, each end also the other's destination
-                if c.source.kind == SourceKind::Tcp
-                    || c.reverse_source
-                        .as_ref()
-                        .is_some_and(|r| r.kind == SourceKind::Tcp)
-                {
-                    return Err(ScenarioError::new(
-                        format!("{p}.bidirectional"),
-                        "TCP over ABR uses the reverse direction for its ACKs; a bidirectional ABR connection carries persistent, cbr, onoff, mpeg2 or none sources",
-                    ));
-                }
-                let vsvd = c.route[1..c.route.len() - 1].iter().any(|n| {
-                    sc.nodes
-                        .iter()
-                        .find(|x| &x.name == n)
-                        .and_then(|x| x.abr.as_ref())
-                        .is_some_and(|a| a.vsvd)
-                });
-                if vsvd {
-                    return Err(ScenarioError::new(
-                        format!("{p}.bidirectional"),
-                        "a bidirectional ABR connection through a VS/VD switch is not supported",
-                    ));
-                }
-            }
-            for k in 1..c.route.len() - 1 {
-                let node = sc.nodes.iter().position(|n| n.name == c.route[k]).unwrap();
-                let n = &sc.nodes[node];
-                let port = n
-                    .ports
-                    .iter()
-                    .find(|ps| ps.to == c.route[k + 1])
-                    .and_then(|ps| ps.abr.as_ref());
-                if port.or(n.abr.as_ref()).is_none() {
-                    return Err(ScenarioError::new(
-                        format!("nodes[{node}].abr"),
-                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
-                    ));
-                }
-            }
-        }
-        (None, _) => {}
-    }
+    Ok(())
+}
+
+/// What the TCP and workload sources ask of the connection: its reverse direction, bundles, a
+/// TSDU writer, ABR and VS/VD switches on the route.
+fn validate_transports(p: &str, c: &ConnectionSpec, sc: &Scenario) -> Res<()> {
     let reverse_tcp = c
         .reverse_source
         .as_ref()
@@ -247,6 +263,11 @@ pub(crate) fn validate_connection(
             }
         }
     }
+    Ok(())
+}
+
+/// The reverse direction's source: only on a bidirectional connection, checked as a source.
+fn validate_reverse_source(p: &str, c: &ConnectionSpec) -> Res<()> {
     if let Some(rs) = &c.reverse_source {
         if !c.bidirectional {
             return Err(ScenarioError::new(
@@ -370,93 +391,6 @@ fn validate_contract(p: &str, c: &ConnectionSpec) -> Res<()> {
                 "must be in 0..=secb_block_cells",
             ));
         }
-    }
-    Ok(())
-}
-
-fn power_of_two_fraction(v: f64, min_exp: i32) -> bool {
-    (min_exp..=0).any(|k| v == 2f64.powi(k))
-}
-
-fn validate_abr(p: &str, a: &AbrSpec, first_rate: f64) -> Res<()> {
-    let pcr = a.pcr_mbps.unwrap_or(first_rate);
-    if let Some(v) = a.pcr_mbps {
-        positive(&format!("{p}.pcr_mbps"), v)?;
-        if v > first_rate {
-            return Err(ScenarioError::new(format!("{p}.pcr_mbps"), format!("must be <= the rate of the connection's first link ({first_rate} Mb/s), got {v}")));
-        }
-    }
-    let mcr = a.mcr_mbps;
-    non_negative(&format!("{p}.mcr_mbps"), mcr)?;
-    if mcr > pcr {
-        return Err(ScenarioError::new(
-            format!("{p}.mcr_mbps"),
-            format!("must be <= PCR ({pcr} Mb/s)"),
-        ));
-    }
-    if let Some(icr) = a.icr_mbps {
-        if !(icr.is_finite() && icr >= mcr && icr <= pcr) {
-            return Err(ScenarioError::new(
-                format!("{p}.icr_mbps"),
-                format!("must be in [MCR, PCR] = [{mcr}, {pcr}] Mb/s, got {icr}"),
-            ));
-        }
-        if icr <= 0.0 {
-            return Err(ScenarioError::new(format!("{p}.icr_mbps"), "must be > 0"));
-        }
-    }
-    for (k, v) in [("rif", a.rif), ("rdf", a.rdf)] {
-        if !power_of_two_fraction(v, -15) {
-            return Err(ScenarioError::new(
-                format!("{p}.{k}"),
-                format!("must be a power of two from 1/32768 to 1, got {v}"),
-            ));
-        }
-    }
-    let v = a.cdf;
-    if !(v == 0.0 || power_of_two_fraction(v, -6)) {
-        return Err(ScenarioError::new(
-            format!("{p}.cdf"),
-            format!("must be 0 or a power of two from 1/64 to 1, got {v}"),
-        ));
-    }
-    let n = a.nrm;
-    if !(2..=256).contains(&n) || n.count_ones() != 1 {
-        return Err(ScenarioError::new(
-            format!("{p}.nrm"),
-            format!("must be a power of two from 2 to 256, got {n}"),
-        ));
-    }
-    let m = a.mrm;
-    if !(1..=256).contains(&m) {
-        return Err(ScenarioError::new(
-            format!("{p}.mrm"),
-            format!("must be an integer in 1..=256 (TM 4.0 fixes it at 2), got {m}"),
-        ));
-    }
-    let t = a.trm_ms;
-    if !(0..=7).any(|k| t == 100.0 / 2f64.powi(k)) {
-        return Err(ScenarioError::new(
-            format!("{p}.trm_ms"),
-            format!("must be 100 x 2^-k ms for k = 0..7, got {t}"),
-        ));
-    }
-    let t = a.tbe;
-    if !(0..=16_777_215).contains(&t) {
-        return Err(ScenarioError::new(
-            format!("{p}.tbe"),
-            format!("must be in 0..=16777215 cells, got {t}"),
-        ));
-    }
-    if let Some(f) = a.frtt_us {
-        non_negative(&format!("{p}.frtt_us"), f)?;
-    }
-    let t = a.adtf_s;
-    if !(t.is_finite() && (0.01..=10.23).contains(&t)) {
-        return Err(ScenarioError::new(
-            format!("{p}.adtf_s"),
-            format!("must be in 0.01 ..= 10.23 s, got {t}"),
-        ));
     }
     Ok(())
 }

@@ -11,7 +11,8 @@
 //!   with `#[schemars(range(..))]` (the ranges the models survive and that make physical sense;
 //!   `atmsim schema` shows them).
 
-use super::{Res, Scenario, ScenarioError};
+use super::check_util::{compact, Res, ScenarioError};
+use super::Scenario;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -300,73 +301,5 @@ fn int_text(v: f64) -> String {
         format!("{}", v as i128)
     } else {
         compact(v)
-    }
-}
-
-/// A number in at most about 20 characters: `1e308`, `1e-300`, `0.25`, `4294967295`.
-pub fn compact(v: f64) -> String {
-    let plain = format!("{v}");
-    let tiny = v != 0.0 && v.abs() < 1e-4;
-    if plain.len() <= 12 && !tiny {
-        plain
-    } else {
-        format!("{v:e}")
-    }
-}
-
-/// `message` with every number longer than 20 characters (Rust prints `1e308` as 309 digits)
-/// written as [`compact`] does.
-pub(crate) fn compact_numbers(message: &str) -> String {
-    let b = message.as_bytes();
-    let mut out = String::with_capacity(message.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-                i += 1;
-            }
-            let tok = &message[start..i];
-            let digits = tok.bytes().filter(u8::is_ascii_digit).count();
-            match tok.trim_end_matches('.').parse::<f64>() {
-                Ok(x) if digits > 20 => {
-                    out.push_str(&format!("{x:e}"));
-                    if tok.ends_with('.') {
-                        out.push('.');
-                    }
-                }
-                _ => out.push_str(tok),
-            }
-        } else {
-            let ch = message[i..].chars().next().expect("in bounds");
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_numbers_are_compact() {
-        let big = format!("got {}", 1e308);
-        assert!(big.len() > 300);
-        assert_eq!(compact_numbers(&big), "got 1e308");
-        assert_eq!(
-            compact_numbers(&format!("got {}, ok", 1e-300)),
-            "got 1e-300, ok"
-        );
-        assert_eq!(
-            compact_numbers("in 0..=18446744073709551615"),
-            "in 0..=18446744073709551615"
-        );
-        assert_eq!(compact(0.25), "0.25");
-        assert_eq!(compact(1e-300), "1e-300");
-        assert_eq!(compact(1e-9), "1e-9");
-        assert_eq!(compact(1e6), "1000000");
-        assert_eq!(compact(4294967295.0), "4294967295");
     }
 }

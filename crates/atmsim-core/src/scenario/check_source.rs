@@ -209,9 +209,28 @@ pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
     Ok(())
 }
 
+/// A traffic source at path `p` (`connections[i].source` or `.reverse_source`): its kind's keys
+/// only, their values, and what every kind shares.
 pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
+    let kind = serde_json::to_string(&s.kind).unwrap();
+    validate_keys(p, s, &kind)?;
+    {
+        let k = s.bundle;
+        if !(1..=1024).contains(&k) {
+            return Err(ScenarioError::new(
+                format!("{p}.bundle"),
+                format!("must be an integer in 1..=1024, got {k}"),
+            ));
+        }
+    }
+    validate_kind(p, s, &kind)?;
+    validate_common(p, s)
+}
+
+/// The keys a source of kind `kind` takes.
+fn allowed_keys(kind: SourceKind) -> &'static [&'static str] {
     use SourceKind::*;
-    let allowed: &[&str] = match s.kind {
+    match kind {
         Cbr => &["rate_mbps", "start_s", "stop_s", "frame_bytes"],
         Persistent => &["peak_mbps", "start_s", "stop_s", "frame_bytes"],
         Onoff => &[
@@ -244,7 +263,12 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Workload => &["workload", "tcp", "xtpx", "start_s"],
         Echo => &["echo", "tcp", "xtpx", "start_s"],
         None => &[],
-    };
+    }
+}
+
+/// Only the keys of the source's kind (`kind`, as the file writes it) are given.
+fn validate_keys(p: &str, s: &SourceSpec, kind: &str) -> Res<()> {
+    let allowed = allowed_keys(s.kind);
     // a key with a default counts as given when its value differs from the default
     let present = [
         ("rate_mbps", s.rate_mbps.is_some()),
@@ -255,7 +279,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("start_s", s.start_s != 0.0),
         ("stop_s", s.stop_s.is_some()),
         ("frame_bytes", s.frame_bytes.is_some()),
-        ("shape", s.shape && s.kind == None),
+        ("shape", s.shape && s.kind == SourceKind::None),
         ("mean_mbps", s.mean_mbps.is_some()),
         ("std_mbps", s.std_mbps.is_some()),
         ("hurst", s.hurst != default_hurst()),
@@ -278,7 +302,6 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         ("workload", s.workload.is_some()),
         ("echo", s.echo.is_some()),
     ];
-    let kind = serde_json::to_string(&s.kind).unwrap();
     for (k, has) in present {
         if has && !allowed.contains(&k) {
             return Err(ScenarioError::new(
@@ -294,18 +317,15 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The keys the source's kind requires, their ranges, and the models' own checks.
+fn validate_kind(p: &str, s: &SourceSpec, kind: &str) -> Res<()> {
+    use SourceKind::*;
     let need = |k: &str, v: Option<f64>| {
         v.ok_or_else(|| ScenarioError::new(format!("{p}.{k}"), format!("required for kind {kind}")))
     };
-    {
-        let k = s.bundle;
-        if !(1..=1024).contains(&k) {
-            return Err(ScenarioError::new(
-                format!("{p}.bundle"),
-                format!("must be an integer in 1..=1024, got {k}"),
-            ));
-        }
-    }
     match s.kind {
         Cbr => positive(&format!("{p}.rate_mbps"), need("rate_mbps", s.rate_mbps)?)?,
         Persistent => {
@@ -327,38 +347,7 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
         Mpeg2 => {
             need("mean_mbps", s.mean_mbps)?;
             need("std_mbps", s.std_mbps)?;
-            let n = s.sources;
-            if !(1..=1000).contains(&n) {
-                return Err(ScenarioError::new(
-                    format!("{p}.sources"),
-                    format!("must be an integer in 1..=1000, got {n}"),
-                ));
-            }
-            use crate::app::mpeg2::VideoError as V;
-            use crate::stats::fgn::FgnError as F;
-            if let Err(e) = s.video_params().validate() {
-                let key = match &e {
-                    V::Fgn(F::HurstOutOfRange(_)) => "hurst",
-                    V::Fgn(F::BadStd(_)) => "std_mbps",
-                    // a bound the file or --set gives is named: "a rate bound below the mean"
-                    V::MeanOutsideBounds { mean, max, .. }
-                        if mean > max && s.max_rate_mbps != default_max_rate_mbps() =>
-                    {
-                        "max_rate_mbps"
-                    }
-                    V::MeanOutsideBounds { mean, min, .. }
-                        if mean < min && s.min_rate_mbps != default_min_rate_mbps() =>
-                    {
-                        "min_rate_mbps"
-                    }
-                    V::Fgn(_) | V::NonPositiveMean(_) | V::MeanOutsideBounds { .. } => "mean_mbps",
-                    V::RateBounds { .. } => "max_rate_mbps",
-                    V::Peak(_) => "peak_mbps",
-                    V::Interval { .. } => "interval_min_s",
-                    V::NoSources => "sources",
-                };
-                return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
-            }
+            validate_mpeg2(p, s)?;
         }
         Tcp => validate_tcp(
             &format!("{p}.tcp"),
@@ -368,68 +357,119 @@ pub(crate) fn validate_source(p: &str, s: &SourceSpec) -> Res<()> {
             &format!("{p}.xtpx"),
             s.xtpx.as_deref().unwrap_or(&XtpxSpec::default()),
         )?,
-        Workload => {
-            let w = s.workload.as_ref().ok_or_else(|| {
-                ScenarioError::new(format!("{p}.workload"), "required for kind workload")
-            })?;
-            super::workload_spec::validate_workload(&format!("{p}.workload"), w)?;
-            use super::WorkloadTransport as T;
-            let (unused, name) = match w.transport {
-                T::Tcp => (s.xtpx.is_some().then_some("xtpx"), "tcp"),
-                T::Xtpx => (s.tcp.is_some().then_some("tcp"), "xtpx"),
-            };
-            if let Some(k) = unused {
-                return Err(ScenarioError::new(
-                    format!("{p}.{k}"),
-                    format!("not used: the workload's transport is {name} (workload.transport)"),
-                ));
-            }
-            let bytes = match w.transport {
-                T::Tcp => {
-                    let t = s.tcp.clone().unwrap_or_default();
-                    validate_tcp(&format!("{p}.tcp"), &t)?;
-                    t.bytes.is_some()
-                }
-                T::Xtpx => {
-                    let x = s.xtpx.clone().unwrap_or_default();
-                    validate_xtpx(&format!("{p}.xtpx"), &x)?;
-                    x.bytes.is_some()
-                }
-            };
-            if bytes {
-                return Err(ScenarioError::new(
-                    format!("{p}.{name}.bytes"),
-                    "the workload script says what is sent",
-                ));
-            }
-        }
-        Echo => {
-            let e = s
-                .echo
-                .as_ref()
-                .ok_or_else(|| ScenarioError::new(format!("{p}.echo"), "required for kind echo"))?;
-            super::echo::validate_echo(&format!("{p}.echo"), e, s.tcp.is_some(), s.xtpx.is_some())?;
-            if let Some(t) = &s.tcp {
-                validate_tcp(&format!("{p}.tcp"), t)?;
-                if t.bytes.is_some() {
-                    return Err(ScenarioError::new(
-                        format!("{p}.tcp.bytes"),
-                        "the echo's count and request size say what is sent",
-                    ));
-                }
-            }
-            if let Some(x) = &s.xtpx {
-                validate_xtpx(&format!("{p}.xtpx"), x)?;
-                if x.bytes.is_some() {
-                    return Err(ScenarioError::new(
-                        format!("{p}.xtpx.bytes"),
-                        "the echo's count and request size say what is sent",
-                    ));
-                }
-            }
-        }
+        Workload => validate_workload_source(p, s)?,
+        Echo => validate_echo_source(p, s)?,
         None | Video => {} // video: with the traces, in check_video
     }
+    Ok(())
+}
+
+/// `source.echo` and the keys of the transport it names (`scenario/echo.rs`).
+fn validate_echo_source(p: &str, s: &SourceSpec) -> Res<()> {
+    let e = s
+        .echo
+        .as_ref()
+        .ok_or_else(|| ScenarioError::new(format!("{p}.echo"), "required for kind echo"))?;
+    super::echo::validate_echo(&format!("{p}.echo"), e, s.tcp.is_some(), s.xtpx.is_some())?;
+    if let Some(t) = &s.tcp {
+        validate_tcp(&format!("{p}.tcp"), t)?;
+        if t.bytes.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.tcp.bytes"),
+                "the echo's count and request size say what is sent",
+            ));
+        }
+    }
+    if let Some(x) = &s.xtpx {
+        validate_xtpx(&format!("{p}.xtpx"), x)?;
+        if x.bytes.is_some() {
+            return Err(ScenarioError::new(
+                format!("{p}.xtpx.bytes"),
+                "the echo's count and request size say what is sent",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The MPEG-2 model's parameters, each error named by the key that set it.
+fn validate_mpeg2(p: &str, s: &SourceSpec) -> Res<()> {
+    let n = s.sources;
+    if !(1..=1000).contains(&n) {
+        return Err(ScenarioError::new(
+            format!("{p}.sources"),
+            format!("must be an integer in 1..=1000, got {n}"),
+        ));
+    }
+    use crate::app::mpeg2::VideoError as V;
+    use crate::stats::fgn::FgnError as F;
+    if let Err(e) = s.video_params().validate() {
+        let key = match &e {
+            V::Fgn(F::HurstOutOfRange(_)) => "hurst",
+            V::Fgn(F::BadStd(_)) => "std_mbps",
+            // a bound the file or --set gives is named: "a rate bound below the mean"
+            V::MeanOutsideBounds { mean, max, .. }
+                if mean > max && s.max_rate_mbps != default_max_rate_mbps() =>
+            {
+                "max_rate_mbps"
+            }
+            V::MeanOutsideBounds { mean, min, .. }
+                if mean < min && s.min_rate_mbps != default_min_rate_mbps() =>
+            {
+                "min_rate_mbps"
+            }
+            V::Fgn(_) | V::NonPositiveMean(_) | V::MeanOutsideBounds { .. } => "mean_mbps",
+            V::RateBounds { .. } => "max_rate_mbps",
+            V::Peak(_) => "peak_mbps",
+            V::Interval { .. } => "interval_min_s",
+            V::NoSources => "sources",
+        };
+        return Err(ScenarioError::new(format!("{p}.{key}"), e.to_string()));
+    }
+    Ok(())
+}
+
+/// A workload source: its script, and the one transport it names.
+fn validate_workload_source(p: &str, s: &SourceSpec) -> Res<()> {
+    let w = s
+        .workload
+        .as_ref()
+        .ok_or_else(|| ScenarioError::new(format!("{p}.workload"), "required for kind workload"))?;
+    super::workload_spec::validate_workload(&format!("{p}.workload"), w)?;
+    use super::WorkloadTransport as T;
+    let (unused, name) = match w.transport {
+        T::Tcp => (s.xtpx.is_some().then_some("xtpx"), "tcp"),
+        T::Xtpx => (s.tcp.is_some().then_some("tcp"), "xtpx"),
+    };
+    if let Some(k) = unused {
+        return Err(ScenarioError::new(
+            format!("{p}.{k}"),
+            format!("not used: the workload's transport is {name} (workload.transport)"),
+        ));
+    }
+    let bytes = match w.transport {
+        T::Tcp => {
+            let t = s.tcp.clone().unwrap_or_default();
+            validate_tcp(&format!("{p}.tcp"), &t)?;
+            t.bytes.is_some()
+        }
+        T::Xtpx => {
+            let x = s.xtpx.clone().unwrap_or_default();
+            validate_xtpx(&format!("{p}.xtpx"), &x)?;
+            x.bytes.is_some()
+        }
+    };
+    if bytes {
+        return Err(ScenarioError::new(
+            format!("{p}.{name}.bytes"),
+            "the workload script says what is sent",
+        ));
+    }
+    Ok(())
+}
+
+/// What every kind shares: rates at most 1 Tb/s, the start and stop times, the frame size.
+fn validate_common(p: &str, s: &SourceSpec) -> Res<()> {
     for k in ["rate_mbps", "peak_mbps"] {
         let v = if k == "rate_mbps" {
             s.rate_mbps

@@ -10,8 +10,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{non_negative, positive_int, Res, ScenarioError};
-
 /// The machines of the seeds (docs/hosts.md gives each value's reading).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum HostPreset {
@@ -150,42 +148,4 @@ impl HostSpec {
             keep_up_tolerance_ms: self.keep_up_tolerance_ms.unwrap_or(0.01),
         }
     }
-}
-
-/// Checks of `nodes[i].host` (`p` = "nodes[i]").
-pub(crate) fn validate_host(p: &str, n: &super::NodeSpec) -> Res<()> {
-    let Some(h) = &n.host else { return Ok(()) };
-    if n.kind != super::NodeKind::Host {
-        return Err(ScenarioError::new(
-            format!("{p}.host"),
-            "a host model belongs on kind = \"host\" nodes",
-        ));
-    }
-    for (k, v) in [
-        ("per_tsdu_us", h.per_tsdu_us),
-        ("per_packet_send_us", h.per_packet_send_us),
-        ("per_packet_recv_us", h.per_packet_recv_us),
-        ("per_byte_send_ns", h.per_byte_send_ns),
-        ("per_byte_recv_ns", h.per_byte_recv_ns),
-        ("keep_up_tolerance_ms", h.keep_up_tolerance_ms),
-    ] {
-        if let Some(v) = v {
-            non_negative(&format!("{p}.host.{k}"), v)?;
-            if v > 1e9 {
-                return Err(ScenarioError::new(
-                    format!("{p}.host.{k}"),
-                    "must be <= 1e9",
-                ));
-            }
-        }
-    }
-    for (k, v) in [
-        ("send_buffer_bytes", h.send_buffer_bytes),
-        ("receive_buffer_bytes", h.receive_buffer_bytes),
-    ] {
-        if let Some(v) = v {
-            positive_int(&format!("{p}.host.{k}"), v)?;
-        }
-    }
-    Ok(())
 }

@@ -13,27 +13,39 @@
 //! `--set`, and hands the merged document to [`parse`] as JSON; every error comes back as a
 //! [`ScenarioError`] with a key path such as `connections[3].source.rate_mbps`.
 //!
-//! This file holds the root ([`Scenario`], [`RunSpec`]), parsing, the schema export and the small
-//! numeric checkers; the sections of a scenario have one file each (`topology`: nodes, ports,
-//! links; `connection`: connections, contracts, UPC, QoS; `abr`: ABR switch schemes and end-system
-//! parameters; `source`: traffic sources; `calls`: switched calls and CAC), and the semantic
-//! checks live in `check` (with `check_connection`, `check_source` and `check_cac`). Every
-//! type is re-exported here, so `crate::scenario::X` names it whatever file it is in.
+//! This file holds parsing and the schema export, the top of the module: the other files use
+//! nothing of it but the re-exports. The root of a document ([`Scenario`], [`RunSpec`]) is in
+//! `root`, and the sections of a scenario have one file each (`topology`: nodes, ports, links;
+//! `category`: the service categories; `connection`: connections, contracts, UPC, QoS; `abr`:
+//! ABR switch schemes and end-system parameters; `source`: traffic sources; `calls`: switched
+//! calls and CAC; `fabric`, `host`, `video`, `xtpx`, `workload_spec`: the rest). The semantic
+//! checks live in `check`, which calls one file per topic (`check_nodes`, `check_links`,
+//! `check_connection`, `check_source`, `check_abr`, `check_video`, `check_calls`, `check_cac`,
+//! `check_fabric`); they share the error type, the small numeric checkers and the name rules of
+//! `check_util`, which uses no other file. Every type is re-exported here, so
+//! `crate::scenario::X` names it whatever file it is in.
 
 mod abr;
 mod calls;
+mod category;
 mod check;
+mod check_abr;
 mod check_cac;
+mod check_calls;
 mod check_connection;
 mod check_fabric;
+mod check_links;
+mod check_nodes;
 mod check_resources;
 mod check_shape;
 mod check_source;
+mod check_util;
 mod check_video;
 mod connection;
 mod echo;
 mod fabric;
 pub mod host;
+mod root;
 mod source;
 mod topology;
 mod video;
@@ -44,142 +56,22 @@ mod xtpx;
 
 pub use abr::*;
 pub use calls::*;
+pub use category::*;
 pub use check::validate;
 pub(crate) use check_cac::{admit_permanent, permanent_reservation};
 pub use check_resources::{estimate, memory_limit, Estimate, SLICE_ROWS};
-pub use check_shape::compact;
+pub use check_util::{compact, ScenarioError};
+pub(crate) use check_util::{non_negative, positive, positive_int, Res};
 pub use connection::*;
 pub use echo::*;
 pub use fabric::*;
 pub use host::{HostPreset, HostSpec};
+pub use root::*;
 pub use source::*;
 pub use topology::*;
 pub use video::*;
 pub use workload_spec::*;
 pub use xtpx::*;
-
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// A scenario error: the key path and what is wrong or allowed there.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ScenarioError {
-    pub path: String,
-    pub message: String,
-}
-
-impl ScenarioError {
-    /// One line: control characters (a newline inside a quoted value or key) are escaped, and
-    /// numbers longer than 20 characters in `message` are written compactly (`1e308`).
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: one_line(&path.into()),
-            message: one_line(&check_shape::compact_numbers(&message.into())),
-        }
-    }
-}
-
-fn one_line(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-pub(crate) type Res<T> = Result<T, ScenarioError>;
-
-/// A whole scenario: the network, its connections and how long to run.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Scenario {
-    /// What this scenario is, citing its source (seed file and section) where it has one.
-    pub description: String,
-    /// Run settings.
-    pub run: RunSpec,
-    /// End systems and switches.
-    #[serde(default)]
-    pub nodes: Vec<NodeSpec>,
-    /// Duplex links between nodes.
-    #[serde(default)]
-    pub links: Vec<LinkSpec>,
-    /// Virtual connections.
-    #[serde(default)]
-    pub connections: Vec<ConnectionSpec>,
-    /// Switched connections set up during the run by call arrivals, through CAC.
-    #[serde(default)]
-    pub calls: Vec<CallSpec>,
-    /// Frame-size traces played by video sources (`source.kind = "video"`), by name; each is
-    /// read once and shared by every stream that plays it (seed 004). Absent: no traces.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub traces: std::collections::BTreeMap<String, TraceSpec>,
-}
-
-/// Run settings.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Simulated time to run, seconds (> 0).
-    #[schemars(range(min = 1e-9, max = 1e6))]
-    pub duration_s: f64,
-    /// Master seed; every random component derives its own stream from it and its name
-    /// (default 1).
-    #[serde(default = "default_seed")]
-    #[schemars(range(min = 0u64, max = 18446744073709551615u64))]
-    pub seed: u64,
-    /// Statistics ignore everything before this time, seconds (0 <= warmup_s < duration_s,
-    /// default 0).
-    #[serde(default)]
-    #[schemars(range(min = 0.0, max = 1e6))]
-    pub warmup_s: f64,
-    /// Interval of the time series, seconds (at least 1 us, a cell time at 424 Mb/s: faster
-    /// sampling shows nothing new; at most duration_s). Absent: duration_s / 1000 (at least 1 ps).
-    #[serde(default)]
-    #[schemars(range(min = 1e-6, max = 1e6))]
-    pub sample_interval_s: Option<f64>,
-    /// Memory the run may use, MB (integer >= 1): `validate` and `run` refuse a scenario whose
-    /// estimated memory (cells in flight on the links, connections, the series rows held
-    /// between two writes) exceeds it. Absent: the environment variable
-    /// `ATMSIM_MAX_MEMORY_MB`, else the memory available on this machine (`MemAvailable`).
-    #[schemars(range(min = 1i64, max = 1000000000i64))]
-    #[serde(default)]
-    pub max_memory_mb: Option<u64>,
-    /// How output ports time their departures (issue 13). "computed" (default): at a port
-    /// carrying one service category with strict priority and no frame discard, ABR scheme,
-    /// shared buffer, credit fabric or impairment, a cell queued behind a busy line gets its
-    /// start time at once, with no transmission-end event; a cell starting at T still counts as
-    /// waiting for every other event at T. At a switch port with several categories or an ABR
-    /// scheme (strict priority, none of the others) departures are deferred, also without an
-    /// event: played when something next looks at the port. "events": a transmission-end event
-    /// per waiting cell at every port, the engine's way before issue 13, where such ties follow
-    /// the order the events were scheduled in. The two give the same results except in those
-    /// ties (docs/architecture.md).
-    #[serde(default)]
-    pub departures: Departures,
-}
-
-/// `run.departures`: see [`RunSpec::departures`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Departures {
-    /// Computed at ports where only the tie rule can differ from events (the default).
-    #[default]
-    Computed,
-    /// A transmission-end event per waiting cell at every port.
-    Events,
-}
-
-fn default_seed() -> u64 {
-    1
-}
 
 /// Parse a scenario from JSON text: the shape against the schema (tables where tables are
 /// meant, integers, nesting), then unknown keys and wrong types with their path, the semantic
@@ -282,50 +174,6 @@ fn clean_serde_message(m: &str) -> String {
 /// The JSON Schema of the scenario format.
 pub fn json_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
-}
-
-pub(crate) fn positive(path: &str, v: f64) -> Res<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be a number > 0, got {v}"),
-        ))
-    }
-}
-
-pub(crate) fn non_negative(path: &str, v: f64) -> Res<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be a number >= 0, got {v}"),
-        ))
-    }
-}
-
-pub(crate) fn positive_int(path: &str, v: i64) -> Res<()> {
-    if v > 0 && v <= u32::MAX as i64 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("must be an integer in 1..={}, got {v}", u32::MAX),
-        ))
-    }
-}
-
-pub(crate) fn class_buffers(path: &str, cb: &Option<ClassBuffers>) -> Res<()> {
-    if let Some(cb) = cb {
-        for (cat, v) in cb.entries() {
-            if let Some(v) = v {
-                positive_int(&format!("{path}.{}", cat.name()), v)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
-//! The network of a scenario (`nodes[]`, `links[]`): node kinds, the TM 4.0 service categories
-//! and per-category values, output ports with their buffers, schedulers and frame-aware discard
-//! (seed 002; Romanow and Floyd 1995), shared buffers (seed 004), duplex links and their
-//! impairments (seed 001 section 4.2).
+//! The network of a scenario (`nodes[]`, `links[]`): node kinds, per-category values (of the
+//! TM 4.0 service categories of `category`), output ports with their buffers, schedulers and
+//! frame-aware discard (seed 002; Romanow and Floyd 1995), shared buffers (seed 004), duplex links
+//! and their impairments (seed 001 section 4.2).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AbrSchemeSpec, CacSpec, FabricSpec, HostSpec};
+use super::{AbrSchemeSpec, CacSpec, Category, FabricSpec, HostSpec};
 
 /// Kind of node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -16,36 +16,6 @@ pub enum NodeKind {
     Host,
     /// An output-buffered switch.
     Switch,
-}
-
-/// ATM service categories (TM 4.0), in default strict-priority order.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-pub enum Category {
-    #[serde(rename = "cbr")]
-    Cbr = 0,
-    #[serde(rename = "rt-vbr")]
-    RtVbr = 1,
-    #[serde(rename = "nrt-vbr")]
-    NrtVbr = 2,
-    #[serde(rename = "abr")]
-    Abr = 3,
-    #[serde(rename = "ubr")]
-    Ubr = 4,
-}
-
-impl Category {
-    pub const ALL: [Category; 5] = [
-        Category::Cbr,
-        Category::RtVbr,
-        Category::NrtVbr,
-        Category::Abr,
-        Category::Ubr,
-    ];
-    pub fn name(self) -> &'static str {
-        ["cbr", "rt-vbr", "nrt-vbr", "abr", "ubr"][self as usize]
-    }
 }
 
 /// A value per service category (buffer limits in cells, rates in Mb/s; each in
