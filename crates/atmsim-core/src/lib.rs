@@ -14,18 +14,33 @@
 //! - [`wire`]: the `Copy` [`wire::Cell`] and its header bits ([`wire::cell`]), the I.361 header
 //!   codec ([`wire::header`]), AAL5 (I.363.5) framing and reassembly ([`wire::aal5`]).
 //! - [`net`]: output ports ([`net::port`]) with their per-category [`net::Queue`]
-//!   (`admit() -> Result<(), DropReason>`), the per-port [`net::Scheduler`] (extension point),
-//!   frame discard (EPD/PPD), the directed [`net::Link`] with its impairments, flows (one
-//!   direction of a VC along a static route) and switch fabrics ([`net::switch`]: the
-//!   [`net::AnyFabric`] extension point, output-buffered first).
+//!   (`admit() -> Result<(), DropReason>`), the per-port [`net::Scheduler`] (extension point:
+//!   strict priority and the others of [`net::sched`]), frame discard (EPD/PPD,
+//!   [`net::discard`]), the directed [`net::Link`] with its impairments ([`net::impair`]), flows
+//!   (one direction of a VC along a static route) and switch fabrics ([`net::switch`]: the
+//!   [`net::AnyFabric`] extension point and its [`net::Fabric`] hooks; output-buffered, and the
+//!   credit-based input/output-buffered fabric of seed 004's Cisco Hyperswitch).
 //! - [`host`]: what sits at the ends of a flow: the endpoint and its [`host::AnySource`] enum
-//!   over every endpoint model (applications, ABR end systems, TCP ends), the source shaper.
-//! - [`app`]: the [`app::Application`] hooks and the [`app::Ctx`] an application sees; CBR (also
-//!   persistent), ON-OFF, and [`app::mpeg2`], seed 000's long-range-dependent MPEG-2 model.
-//!   Depends on neither `abr` nor `host`.
-//! - [`transport`]: [`transport::SegmentOut`] and [`transport::tcp`], BSD-style TCP (Reno
-//!   family, coarse timers, delayed ACK, Nagle, window scaling), sender / receiver / window
-//!   arithmetic in separate files.
+//!   (a cell-level application, an ABR source or destination, or a [`host::Host`]: one
+//!   application over its sockets, [`host::Socket`], each over a transport end) with the hooks
+//!   the engine calls; the host model's CPU ([`host::cpu`], processing costs, buffers, system
+//!   calls, docs/hosts.md); per-VC segmentation and reassembly ([`host::Sar`]); the source
+//!   shaper ([`host::Shaper`], I.371).
+//! - [`app`]: the [`app::Application`] hooks, the [`app::Ctx`] a cell-level application sees and
+//!   the [`app::Io`] an application over sockets sees; every model listed once in
+//!   [`app::AnyApp`]. On cells: CBR (also persistent, [`app::cbr`]), ON-OFF ([`app::onoff`],
+//!   seed 000 section 7.2, seed 002), [`app::mpeg2`] (seed 000's long-range-dependent MPEG-2
+//!   model). Over sockets: the reading end of a bulk transfer ([`app::reader`]), the TSDU writer
+//!   ([`app::writer`], seed 001's `xtcp`), the video trace player and receiver
+//!   ([`app::video_tx`], [`app::video_rx`], [`app::video`]'s frame player; seed 004), the
+//!   workload runner ([`app::workload`] over [`app::script`], seed 001 section 13, SPIMS) and
+//!   request-response echo ([`app::echo`]). Depends on neither `abr`, `host` nor `transport`.
+//! - [`transport`]: the [`transport::Transport`] hooks, [`transport::SegmentOut`] and the
+//!   [`transport::AnyTransport`] enum: [`transport::tcp`], BSD-style TCP (Reno family, coarse
+//!   timers, delayed ACK, Nagle, window scaling; sender, receiver, congestion control and
+//!   summary in separate files), [`transport::xtpx`], an XTP-style transport with rate, window
+//!   and error control (seed 001 section 5.2), and [`transport::udp`], UDP/IP over AAL5 with
+//!   LLC/SNAP (seed 004). Knows neither applications nor hosts.
 //! - [`abr`]: TM 4.0 ABR source ([`abr::source`]) and destination ([`abr::dest`]) end systems;
 //!   the port feedback schemes ([`abr::switch`]: EFCI, relative rate, ERICA and ERICA+) behind
 //!   the [`abr::PortScheme`] enum and the [`abr::SwitchScheme`] hooks.
@@ -40,10 +55,13 @@
 //!   ([`stats::hurst`]), confidence intervals ([`stats::ci`]).
 //! - [`scenario`]: the scenario model (serde + JSON Schema) by topic, strict parsing and
 //!   validation with key paths ([`scenario::validate`]), separate from building.
-//! - [`build`]: scenario -> simulation, every spec-to-model conversion in one place.
+//! - [`build`]: scenario -> simulation, every spec-to-model conversion: one file per source
+//!   kind (TCP, XTPX, video, workload, echo; the cell-level applications), per fabric, for ABR
+//!   and for UPC; `build/mod.rs` only dispatches.
 //! - [`sim`]: the arenas (nodes, ports, flows, endpoints, call classes) and the run loop
 //!   ([`sim::Simulation::advance`]); one `impl Simulation` spread over one file per topic
-//!   (emit, forward, abr, deliver, calls, sample, summary).
+//!   (emit, forward, defer, abr, deliver, host, calls, sample, summary). It names no
+//!   application, transport, fabric or switch scheme: it calls their hooks.
 //!
 //! Hot-path rules: no heap allocation per cell (cells move between preallocated `VecDeque`s),
 //! no dynamic dispatch per event (enums matched in one place), no `Result` in the hot path

@@ -7,7 +7,7 @@
 //! once, the builder makes one slice per trace, and every stream playing it holds a pointer
 //! (the core reads no files). The player knows nothing of how frames travel: it says when the
 //! next frame is due and how many bytes it has; a host composes it with a transport
-//! (`host/video.rs`).
+//! (`app/video_tx.rs`).
 //!
 //! Frame `m` (counting from 0 at the stream's start) is due at `t0 + round(m * 1e12 / rate)`
 //! picoseconds: computed from `m`, so the times never drift.

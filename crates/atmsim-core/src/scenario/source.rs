@@ -102,7 +102,7 @@ pub struct TcpSpec {
     pub bytes: Option<i64>,
     /// The sending application writes TSDUs of this many bytes through a socket, as fast as
     /// the socket send buffer takes them (1..=1073741824; seed 001's bulk transfers with a
-    /// constant TSDU size; `host/stream.rs`, docs/hosts.md). Absent: TCP always has data (an
+    /// constant TSDU size; `app/writer.rs`, docs/hosts.md). Absent: TCP always has data (an
     /// infinite file, no system calls). Not with `bytes`, a bundle, reverse TCP data or ABR.
     #[schemars(range(min = 1i64, max = 1073741824i64))]
     pub tsdu_bytes: Option<i64>,

@@ -301,7 +301,7 @@ mod tests {
 
 /// What the end of a scheme's averaging interval measured (one row of the `abr_ports` series;
 /// ERICA and ERICA+ measure intervals, `abr/switch/erica.rs`). Moved from `erica.rs`: it is what
-/// [`Scheme::close_interval`] returns, so it belongs to the face.
+/// [`SwitchScheme::close_interval`] returns, so it belongs to the face.
 #[derive(Clone, Copy, Debug)]
 pub struct IntervalRecord {
     pub z: f64,
