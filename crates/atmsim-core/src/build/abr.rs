@@ -49,12 +49,6 @@ impl Builder<'_> {
         endpoints: &mut Vec<Endpoint>,
     ) {
         let frame = c.source.frame_bytes.map(|f| f as u32);
-        let first_rate = |route: &[String]| self.first_rate(route);
-        let new_flow = |name, route: &[String], category, frame, backward| {
-            self.flow(name, route, category, frame, backward)
-        };
-        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
-        let abr_pair = |flows: &mut Vec<Flow>, f, r| self.abr_pair(flows, f, r);
         // ABR both ways (validated: no VS/VD on the route): each end runs the source of
         // its direction and is the destination of the other's, turning that
         // direction's FRMs around in rate on its own flow (SES rule 3b, DES rules 1-4).
@@ -69,10 +63,10 @@ impl Builder<'_> {
                 ..c.source.clone()
             });
         let rframe = rs.frame_bytes.map(|f| f as u32);
-        let (fwd, rev, one_way) = abr_pair(
+        let (fwd, rev, one_way) = self.abr_pair(
             flows,
-            new_flow(c.name.clone(), &c.route, c.category, frame, true),
-            new_flow(
+            self.flow(c.name.clone(), &c.route, c.category, frame, true),
+            self.flow(
                 format!("{}.reverse", c.name),
                 &back,
                 c.category,
@@ -81,19 +75,21 @@ impl Builder<'_> {
             ),
         );
         let end = |route: &[String], s: &SourceSpec| {
-            let mut a =
-                AbrSource::new(abr_params(abr, first_rate(route), 2 * one_way), abr_feed(s));
+            let mut a = AbrSource::new(
+                abr_params(abr, self.first_rate(route), 2 * one_way),
+                abr_feed(s),
+            );
             a.turnaround = true;
             AnySource::Abr(Box::new(a))
         };
         let a_end = endpoints.len();
-        endpoints.push(endpoint(
+        endpoints.push(self.endpoint(
             fwd,
             end(&c.route, &c.source),
             format!("connections.{}.source", c.name),
         ));
         let b_end = endpoints.len();
-        endpoints.push(endpoint(
+        endpoints.push(self.endpoint(
             rev,
             end(&back, &rs),
             format!("connections.{}.reverse_source", c.name),
@@ -113,12 +109,6 @@ impl Builder<'_> {
     ) {
         let (sc, node_id) = (self.sc, self.node_id);
         let frame = c.source.frame_bytes.map(|f| f as u32);
-        let first_rate = |route: &[String]| self.first_rate(route);
-        let new_flow = |name, route: &[String], category, frame, backward| {
-            self.flow(name, route, category, frame, backward)
-        };
-        let endpoint = |flow, app, key| self.endpoint(flow, app, key);
-        let abr_pair = |flows: &mut Vec<Flow>, f, r| self.abr_pair(flows, f, r);
         // forward flow (source -> destination) and its backward flow (BRMs)
         let n = c.route.len();
         let mut bounds = vec![0];
@@ -138,12 +128,12 @@ impl Builder<'_> {
                 format!("{}.seg{i}", c.name)
             };
             let back: Vec<String> = seg.iter().rev().cloned().collect();
-            let (fwd, rev, one_way) = abr_pair(
+            let (fwd, rev, one_way) = self.abr_pair(
                 flows,
-                new_flow(name.clone(), seg, c.category, frame, false),
-                new_flow(format!("{name}.reverse"), &back, c.category, None, true),
+                self.flow(name.clone(), seg, c.category, frame, false),
+                self.flow(format!("{name}.reverse"), &back, c.category, None, true),
             );
-            let params = abr_params(abr, first_rate(seg), 2 * one_way);
+            let params = abr_params(abr, self.first_rate(seg), 2 * one_way);
             let feed = if i == 0 {
                 abr_feed(&c.source)
             } else {
@@ -155,7 +145,7 @@ impl Builder<'_> {
                 format!("connections.{}.seg{i}", c.name)
             };
             let src = endpoints.len();
-            endpoints.push(endpoint(
+            endpoints.push(self.endpoint(
                 fwd,
                 AnySource::Abr(Box::new(AbrSource::new(params, feed))),
                 format!("{key}.source"),
@@ -167,7 +157,7 @@ impl Builder<'_> {
                 flows[fwd].sar.framed = true;
                 flows[rev].sar.framed = true;
             }
-            endpoints.push(endpoint(
+            endpoints.push(self.endpoint(
                 rev,
                 AnySource::AbrDest(des),
                 format!("{key}.abr_destination"),

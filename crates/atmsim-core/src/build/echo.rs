@@ -49,16 +49,11 @@ impl Builder<'_> {
             }
             EchoTransport::Udp => AnyTransport::Udp(Box::new(UdpEnd::duplex(e.mtu_bytes as u32))),
         };
-        let rev = self.reverse_flow(c, fwd, None, flows);
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
-        let (a, b) = (endpoints.len(), endpoints.len() + 1);
         let app = |role| AnyApp::Echo(Box::new(Echo::new(role, p)));
-        let client = host(app(Role::Client), crate::host::Socket::new(end()));
-        let server = host(app(Role::Server), crate::host::Socket::new(end()));
-        endpoints.push(self.endpoint(fwd, client, format!("connections.{}.source", c.name)));
-        endpoints.push(self.endpoint(rev, server, format!("connections.{}.echo_server", c.name)));
-        flows[fwd].set_rx(0, b as u32);
-        flows[rev].set_rx(0, a as u32);
+        let ends = (
+            host(app(Role::Client), crate::host::Socket::new(end())),
+            host(app(Role::Server), crate::host::Socket::new(end())),
+        );
+        self.two_ends(c, fwd, ends, "echo_server", None, flows, endpoints);
     }
 }

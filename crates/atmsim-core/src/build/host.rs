@@ -33,6 +33,33 @@ pub(crate) fn raw_end(t: AnyTransport) -> AnySource {
 }
 
 impl Builder<'_> {
+    /// The two ends of a plain connection whose AAL5 frames go both ways: `src` sending on flow
+    /// `fwd`, the reverse flow (frames of `rframe` bytes, paired with `fwd`), and `rx` (its
+    /// random stream `connections.NAME.RX_KEY`) sending on it; each direction's frames reach
+    /// the other end as connection 0. The reverse flow's index and `src`'s.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn two_ends(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        (src, rx): (AnySource, AnySource),
+        rx_key: &str,
+        rframe: Option<u32>,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) -> (usize, usize) {
+        let a = endpoints.len();
+        endpoints.push(self.endpoint(fwd, src, format!("connections.{}.source", c.name)));
+        let rev = self.reverse_flow(c, fwd, rframe, flows);
+        flows[fwd].sar.framed = true;
+        flows[rev].sar.framed = true;
+        flows[fwd].set_rx(0, endpoints.len() as u32);
+        flows[rev].set_rx(0, a as u32);
+        let key = format!("connections.{}.{rx_key}", c.name);
+        endpoints.push(self.endpoint(rev, rx, key));
+        (rev, a)
+    }
+
     /// Connection `k` of a bundle on flows `fwd`/`rev`: its sending end (`apps.0`, on `fwd`)
     /// and receiving end (`apps.1`, named `connections.NAME.RX#k`), each flow handing frames
     /// numbered `k` to the far end.

@@ -41,21 +41,14 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
-        let src = endpoints.len();
-        endpoints.push(self.endpoint(
-            fwd,
-            tcp_source(&c.source),
-            format!("connections.{}.source", c.name),
-        ));
-        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
-        let rev = self.reverse_flow(c, fwd, rframe.map(|f| f as u32), flows);
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
         let r = TcpEnd::receiver(tcp_params(&c.source));
-        flows[fwd].set_rx(0, endpoints.len() as u32);
-        flows[rev].set_rx(0, src as u32);
-        let key = format!("connections.{}.tcp_receiver", c.name);
-        endpoints.push(self.endpoint(rev, raw_end(AnyTransport::Tcp(Box::new(r))), key));
+        let ends = (
+            tcp_source(&c.source),
+            raw_end(AnyTransport::Tcp(Box::new(r))),
+        );
+        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
+        let rframe = rframe.map(|f| f as u32);
+        let (rev, src) = self.two_ends(c, fwd, ends, "tcp_receiver", rframe, flows, endpoints);
         self.tcp_ends(c, fwd, rev, src, flows, endpoints);
     }
 

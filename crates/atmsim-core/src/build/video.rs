@@ -85,31 +85,14 @@ impl Builder<'_> {
     ) {
         let mut p = tcp_params(&c.source);
         p.workload = crate::transport::tcp::Workload::App;
-        let route: Vec<String> = c.route.iter().rev().cloned().collect();
-        let rev = flows.len();
-        flows.push(self.flow(
-            format!("{}.reverse", c.name),
-            &route,
-            c.category,
-            None,
-            false,
-        ));
-        flows[fwd].pair = rev as u32;
-        flows[rev].pair = fwd as u32;
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
         let tx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::sender(p.clone()))));
         let rx_sock = Socket::new(AnyTransport::Tcp(Box::new(TcpEnd::receiver(p))));
         let tx = VideoSender::new(player.clone(), first_frame);
         let rx = VideoReceiver::new(metrics, player, true);
-        let src = endpoints.len();
-        let key = format!("connections.{}.source", c.name);
-        let tx = host(AnyApp::VideoTx(Box::new(tx)), tx_sock);
-        endpoints.push(self.endpoint(fwd, tx, key));
-        flows[fwd].set_rx(0, endpoints.len() as u32);
-        flows[rev].set_rx(0, src as u32);
-        let key = format!("connections.{}.video_receiver", c.name);
-        let rx = host(AnyApp::VideoRx(Box::new(rx)), rx_sock);
-        endpoints.push(self.endpoint(rev, rx, key));
+        let ends = (
+            host(AnyApp::VideoTx(Box::new(tx)), tx_sock),
+            host(AnyApp::VideoRx(Box::new(rx)), rx_sock),
+        );
+        self.two_ends(c, fwd, ends, "video_receiver", None, flows, endpoints);
     }
 }

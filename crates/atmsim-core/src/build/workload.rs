@@ -72,17 +72,7 @@ impl Builder<'_> {
                 WorkloadTransport::Xtpx => "xtpx",
             },
         };
-        let route: Vec<String> = c.route.iter().rev().cloned().collect();
-        let rev = flows.len();
-        flows.push(self.flow(
-            format!("{}.reverse", c.name),
-            &route,
-            c.category,
-            None,
-            false,
-        ));
-        flows[fwd].pair = rev as u32;
-        flows[rev].pair = fwd as u32;
+        let rev = self.reverse_flow(c, fwd, None, flows);
         flows[fwd].sar.framed = true;
         flows[rev].sar.framed = true;
         let seed = self.sc.run.seed;

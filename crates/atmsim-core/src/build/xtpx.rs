@@ -30,21 +30,14 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
-        let src = endpoints.len();
-        endpoints.push(self.endpoint(
-            fwd,
-            xtpx_source(&c.source),
-            format!("connections.{}.source", c.name),
-        ));
-        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
-        let rev = self.reverse_flow(c, fwd, rframe.map(|f| f as u32), flows);
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
         let r = XtpxEnd::receiver(xtpx_params(&c.source));
-        flows[fwd].set_rx(0, endpoints.len() as u32);
-        flows[rev].set_rx(0, src as u32);
-        let key = format!("connections.{}.xtpx_receiver", c.name);
-        endpoints.push(self.endpoint(rev, raw_end(AnyTransport::Xtpx(Box::new(r))), key));
+        let ends = (
+            xtpx_source(&c.source),
+            raw_end(AnyTransport::Xtpx(Box::new(r))),
+        );
+        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
+        let rframe = rframe.map(|f| f as u32);
+        let (rev, _) = self.two_ends(c, fwd, ends, "xtpx_receiver", rframe, flows, endpoints);
         self.xtpx_bundle(c, fwd, rev, flows, endpoints);
     }
 
