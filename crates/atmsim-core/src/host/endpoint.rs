@@ -75,36 +75,6 @@ impl AnySource {
         }
     }
 
-    /// The endpoint may have rows in the series ([`TABLES`]).
-    pub fn has_rows(&self) -> bool {
-        !matches!(self, AnySource::App(_))
-    }
-
-    /// Its rows at time `ts` keyed `key` in the series: table [`TABLES`]`[i]` is
-    /// `series.at(at[i])`.
-    pub fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
-        match self {
-            AnySource::Abr(a) => {
-                a.probe(series.at(at[0]).row(ts, key));
-                if let Some(t) = a.tcp() {
-                    t.probe(series.at(at[1]).row(ts, key));
-                }
-            }
-            AnySource::Host(h) => h.probe(move |i| series.at(at[1 + i]).row(ts, key)),
-            AnySource::App(_) | AnySource::AbrDest(_) => {}
-        }
-    }
-
-    /// The end of warm-up: what the summary counts from.
-    pub fn mark_warmup(&mut self, now: SimTime) {
-        match self {
-            AnySource::Abr(a) => a.mark_warmup(now),
-            AnySource::AbrDest(d) => d.mark_warmup(),
-            AnySource::Host(h) => h.mark_warmup(),
-            AnySource::App(_) => {}
-        }
-    }
-
     /// The ABR source end system, if this is one (the ATM layer's rate control: VS/VD
     /// coupling and the summary's ABR fields).
     pub fn abr(&self) -> Option<&AbrSource> {
@@ -129,43 +99,156 @@ impl AnySource {
             _ => None,
         }
     }
+}
 
+/// The hooks through which the engine asks an endpoint what it measures; each defaults to
+/// nothing (the smoltcp `Controller` pattern), so a kind of endpoint implements what concerns
+/// it and [`AnySource`] forwards each hook with one `match`.
+pub trait EndpointHooks {
+    /// The endpoint may have rows in the series ([`TABLES`]).
+    fn has_rows(&self) -> bool {
+        false
+    }
+    /// Its rows at time `ts` keyed `key` in the series: table [`TABLES`]`[i]` is
+    /// `series.at(at[i])`.
+    fn probe(&self, _series: &mut Probes, _at: &[usize; 3], _ts: f64, _key: u32) {}
+    /// The end of warm-up: what the summary counts from.
+    fn mark_warmup(&mut self, _now: SimTime) {}
     /// The transport section of the connection this endpoint sends as (`rx`: the far end of
     /// its connection), over `window_s` seconds.
-    pub fn transport_summary(
+    fn transport_summary(
         &self,
-        rx: Option<&AnySource>,
-        window_s: f64,
+        _rx: Option<&AnySource>,
+        _window_s: f64,
     ) -> Option<TransportSummary> {
-        match self {
-            AnySource::Host(h) => h.transport_summary(rx.and_then(|r| r.host()), window_s),
-            AnySource::Abr(a) => {
-                // TCP over ABR: the data share of the cells is (Nrm - 1) / Nrm
-                let t = a.tcp()?;
-                let r = match rx {
-                    Some(AnySource::AbrDest(d)) => d.tcp.as_deref(),
-                    _ => None,
-                };
-                let rm_share = (a.p.nrm - 1) as f64 / a.p.nrm as f64;
-                Some(TransportSummary::Tcp(crate::transport::tcp::tcp_summary(
-                    t, r, window_s, rm_share,
-                )))
-            }
-            AnySource::App(_) | AnySource::AbrDest(_) => None,
-        }
+        None
     }
-
     /// The application's own sections of the summary (`rx`: the far end).
-    pub fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        match self {
-            AnySource::Host(h) => h.sections(rx.and_then(|r| r.host())),
-            _ => AppSections::default(),
+    fn sections(&self, _rx: Option<&AnySource>) -> AppSections {
+        AppSections::default()
+    }
+    /// Seed 004's keep-up log and frame interval, if the endpoint keeps one.
+    fn keep_up(&self) -> Option<(SendLog, f64)> {
+        None
+    }
+}
+
+/// A cell-level application measures nothing beyond its flow's counters.
+impl EndpointHooks for AnyApp {}
+
+/// The ABR source end system: its row in `abr_sources` (and its TCP feed's in `tcp`), its ACR
+/// mark, and TCP over ABR's section.
+impl EndpointHooks for AbrSource {
+    fn has_rows(&self) -> bool {
+        true
+    }
+    fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
+        AbrSource::probe(self, series.at(at[0]).row(ts, key));
+        if let Some(t) = self.tcp() {
+            t.probe(series.at(at[1]).row(ts, key));
         }
     }
+    fn mark_warmup(&mut self, now: SimTime) {
+        AbrSource::mark_warmup(self, now)
+    }
+    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
+        // TCP over ABR: the data share of the cells is (Nrm - 1) / Nrm
+        let t = self.tcp()?;
+        let r = match rx {
+            Some(AnySource::AbrDest(d)) => d.tcp.as_deref(),
+            _ => None,
+        };
+        let rm_share = (self.p.nrm - 1) as f64 / self.p.nrm as f64;
+        Some(TransportSummary::Tcp(crate::transport::tcp::tcp_summary(
+            t, r, window_s, rm_share,
+        )))
+    }
+}
 
-    /// Seed 004's keep-up log and frame interval, if the endpoint keeps one.
-    pub fn keep_up(&self) -> Option<(SendLog, f64)> {
-        self.host()?.keep_up()
+/// The ABR destination end system: TCP over ABR's receiving mark.
+impl EndpointHooks for AbrDest {
+    fn has_rows(&self) -> bool {
+        true
+    }
+    fn mark_warmup(&mut self, _now: SimTime) {
+        AbrDest::mark_warmup(self)
+    }
+}
+
+/// A host: its transport's row and section, its application's sections and keep-up log.
+impl EndpointHooks for Host {
+    fn has_rows(&self) -> bool {
+        true
+    }
+    fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
+        Host::probe(self, move |i| series.at(at[1 + i]).row(ts, key))
+    }
+    fn mark_warmup(&mut self, _now: SimTime) {
+        Host::mark_warmup(self)
+    }
+    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
+        Host::transport_summary(self, rx.and_then(|r| r.host()), window_s)
+    }
+    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
+        Host::sections(self, rx.and_then(|r| r.host()))
+    }
+    fn keep_up(&self) -> Option<(SendLog, f64)> {
+        Host::keep_up(self)
+    }
+}
+
+/// A boxed kind answers as itself.
+impl<T: EndpointHooks + ?Sized> EndpointHooks for Box<T> {
+    fn has_rows(&self) -> bool {
+        (**self).has_rows()
+    }
+    fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
+        (**self).probe(series, at, ts, key)
+    }
+    fn mark_warmup(&mut self, now: SimTime) {
+        (**self).mark_warmup(now)
+    }
+    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
+        (**self).transport_summary(rx, window_s)
+    }
+    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
+        (**self).sections(rx)
+    }
+    fn keep_up(&self) -> Option<(SendLog, f64)> {
+        (**self).keep_up()
+    }
+}
+
+/// `match` over the kinds of endpoint with the same expression for each.
+macro_rules! each_kind {
+    ($self:expr, |$e:ident| $body:expr) => {
+        match $self {
+            AnySource::App($e) => $body,
+            AnySource::Abr($e) => $body,
+            AnySource::AbrDest($e) => $body,
+            AnySource::Host($e) => $body,
+        }
+    };
+}
+
+impl EndpointHooks for AnySource {
+    fn has_rows(&self) -> bool {
+        each_kind!(self, |e| e.has_rows())
+    }
+    fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
+        each_kind!(self, |e| EndpointHooks::probe(e, series, at, ts, key))
+    }
+    fn mark_warmup(&mut self, now: SimTime) {
+        each_kind!(self, |e| EndpointHooks::mark_warmup(e, now))
+    }
+    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
+        each_kind!(self, |e| EndpointHooks::transport_summary(e, rx, window_s))
+    }
+    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
+        each_kind!(self, |e| EndpointHooks::sections(e, rx))
+    }
+    fn keep_up(&self) -> Option<(SendLog, f64)> {
+        each_kind!(self, |e| EndpointHooks::keep_up(e))
     }
 }
 

@@ -188,7 +188,7 @@ impl Simulation {
                 if self.hosts.ep_cpu[e] != c as u32 {
                     continue;
                 }
-                let Some((log, interval)) = ep.app.keep_up() else {
+                let Some((log, interval)) = EndpointHooks::keep_up(&ep.app) else {
                     continue;
                 };
                 let mean = log.mean_send_ps();

@@ -33,6 +33,7 @@ mod piggyback_tests;
 #[cfg(test)]
 mod workload_tests;
 
+pub use crate::host::endpoint::EndpointHooks;
 pub use crate::host::{Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;

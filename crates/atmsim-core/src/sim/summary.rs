@@ -313,7 +313,7 @@ impl Simulation {
         c.xtpx = ts.xtpx.first().map(|t| t.1.clone());
         c.xtpx_bundle = (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
         for e in on_flow {
-            let a = e.app.sections(rx_of(e.conn));
+            let a = EndpointHooks::sections(&e.app, rx_of(e.conn));
             c.video = c.video.take().or(a.video);
             c.workload = c.workload.take().or(a.workload);
             for (k, v) in a.other {
