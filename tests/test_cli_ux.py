@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import stat
 import subprocess
@@ -199,6 +200,52 @@ def test_every_help_has_a_working_example(command: list[str], capsys, monkeypatc
         if line.startswith(("atmsim validate", "atmsim map", "atmsim reproduce --list", "atmsim schema --series")):
             assert main(line.split()[1:]) == 0, line
             capsys.readouterr()
+
+
+@pytest.mark.parametrize("command", [[]] + [[name] for name in sorted(cli.commands)])
+def test_help_examples_paste_into_a_shell(command: list[str], capsys) -> None:
+    """A key path's '->' in an example is quoted: unquoted, the shell reads '>' as a redirection
+    (issue 29: '-m ports.A->B.max_queue_cells' wrote a file named 'B.max_queue_cells')."""
+    assert main(command + ["--help"]) == 0
+    text = capsys.readouterr().out
+    lines = [line.strip() for line in text.splitlines() if "atmsim " in line and "->" in line]
+    for line in lines:
+        lexer = shlex.shlex(line.rstrip("\\").strip(), posix=True, punctuation_chars=True)
+        tokens = list(lexer)  # raises on an unbalanced quote
+        assert ">" not in tokens, f"unquoted '>' in: {line}"
+
+
+def test_shell_example_check_can_fail() -> None:
+    tokens = list(shlex.shlex("atmsim sweep x -m ports.A->B.q", posix=True, punctuation_chars=True))
+    assert ">" in tokens
+    tokens = list(shlex.shlex("atmsim sweep x -m 'ports.A->B.q'", posix=True, punctuation_chars=True))
+    assert ">" not in tokens
+
+
+def _atmsim(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "atmsim", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300, cwd=REPO)
+
+
+def test_shell_completion_works() -> None:
+    """'atmsim completion SHELL' prints click's script, and the completion mode it calls (the
+    command with no arguments and _ATMSIM_COMPLETE set) answers instead of printing the usage."""
+    for shell, mark in [("bash", "_atmsim_completion"), ("zsh", "#compdef atmsim"), ("fish", "complete")]:
+        r = _atmsim(["completion", shell])
+        assert r.returncode == 0 and mark in r.stdout, (shell, r.stderr)
+    r = _atmsim([], {"_ATMSIM_COMPLETE": "bash_source"})
+    assert r.returncode == 0 and "_atmsim_completion" in r.stdout, r.stderr
+    r = _atmsim([], {"_ATMSIM_COMPLETE": "bash_complete", "COMP_WORDS": "atmsim sw", "COMP_CWORD": "1"})
+    assert r.returncode == 0 and "sweep" in r.stdout, r.stderr
+    assert _atmsim([]).returncode == 2  # without the variable: the usage, exit 2
+
+
+def test_sweep_shows_no_progress_bar_in_a_pipe(tmp_path: Path) -> None:
+    """tqdm only on a terminal: in a pipe or a log the sweep writes no carriage returns."""
+    r = _atmsim(["sweep", str(EXAMPLES / "demo.toml"), "--grid", "run.seed=[1, 2]",
+                 "--set", "run.duration_s=0.02", "--set", "run.warmup_s=0.01", "--jobs", "1", "--out", str(tmp_path / "s")])
+    assert r.returncode == 0, r.stderr
+    assert "\r" not in r.stderr and "it/s" not in r.stderr and "run/s" not in r.stderr, r.stderr
 
 
 def test_run_help_explains_the_columns(capsys) -> None:

@@ -685,7 +685,7 @@ def _parse_until(text: str | None) -> tuple[str, float] | None:
 @click.option("--replications", "-r", type=int, default=None, help="Runs per point on independent seeds [3].")
 @click.option("--seed", type=int, default=None, help="Master seed: replication r gets a seed derived from (seed, r) [1].")
 @click.option("--metric", "-m", "metrics", multiple=True, metavar="KEY.PATH",
-              help="A summary key path to report with its confidence interval, e.g. ports.A->B.max_queue_cells. Repeatable.")
+              help="A summary key path to report with its confidence interval, e.g. 'ports.A->B.max_queue_cells' (quoted: '>' is a shell redirection). Repeatable.")
 @click.option("--confidence", type=float, default=None, help="Confidence level of the intervals [0.95].")
 @click.option("--until", "until", default=None, metavar="METRIC<X",
               help="Add replications to a point until the relative half-width of METRIC is below X (needs --max-replications).")
@@ -709,8 +709,8 @@ def sweep_cmd(
 
     \b
     Example:
-      atmsim sweep scenarios/examples/demo.toml --grid connections.vbr1.source.peak_mbps=[50,80,100] \
-        -r 5 -m ports.A->B.max_queue_cells --set run.duration_s=0.5 --out results/sweep/demo
+      atmsim sweep scenarios/examples/demo.toml --grid 'connections.vbr1.source.peak_mbps=[50,80,100]' \
+        -r 5 -m 'ports.A->B.max_queue_cells' --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
     from .scenario import override_items
@@ -723,7 +723,7 @@ def sweep_cmd(
             file, out, grid=_key_values(grid, "--grid"), zip=_key_values(zip_, "--zip"), set=fixed,
             replications=replications, seed=seed, metrics=list(metrics), confidence=confidence,
             until=_parse_until(until), max_replications=max_replications, jobs=jobs, dask=dask,
-            retry_failed=retry_failed, progress=not quiet,
+            retry_failed=retry_failed, progress=not quiet and sys.stderr.isatty(),
         )
     except KeyboardInterrupt:
         # unlike a run, a study keeps what it finished: say so, and how to go on
@@ -744,7 +744,7 @@ def results_group() -> None:
 
     \b
     Example:
-      atmsim results query results/sweep/demo "SELECT point, avg(\"ports.A->B.max_queue_cells\") FROM runs GROUP BY point"
+      atmsim results query results/sweep/demo 'SELECT point, avg("ports.A->B.max_queue_cells") FROM runs GROUP BY point'
     """
 
 
@@ -768,6 +768,23 @@ def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
         click.echo(frame.to_csv(index=False), nl=False)
     else:
         click.echo(frame.to_string(index=False))
+
+
+@cli.command("completion")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion_cmd(shell: str) -> None:
+    """Print the shell completion script for SHELL (click's own).
+
+    \b
+    Example:
+      eval "$(atmsim completion bash)"          # in ~/.bashrc
+      atmsim completion fish > ~/.config/fish/completions/atmsim.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    cls = get_completion_class(shell)
+    assert cls is not None  # the three choices are click's
+    click.echo(cls(cli, {}, PROG, f"_{PROG.upper()}_COMPLETE").source())
 
 
 @cli.command("map")
@@ -819,7 +836,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     writes no output and leaves no temporary directory, prints the interrupt line, exit code 130.
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args:
+    if not args and not os.environ.get(f"_{PROG.upper()}_COMPLETE"):
+        # (click's shell completion calls the command with no arguments and its variable set)
         # as click does for a group without a command (exit code 2, on stderr), but short
         click.echo(short_usage(), err=True)
         return EXIT_BAD_INPUT
