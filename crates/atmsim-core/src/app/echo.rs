@@ -210,7 +210,7 @@ impl Application for Echo {
         let (n, sum, lo, hi) = self.rtt;
         let ms = |ps: f64| ps / 1e9;
         let s = EchoSummary {
-            transport: socks.transport.unwrap_or("udp"),
+            transport: socks.transport,
             requests: self.requests,
             responses: self.responses,
             lost: self.lost,

@@ -216,8 +216,10 @@ pub trait Application {
 /// What the host tells an application's summary of its socket 0.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SocketFacts {
-    /// The transport's name in the summary (None: a datagram socket).
-    pub transport: Option<&'static str>,
+    /// The transport's name ("tcp", "xtpx", "udp").
+    pub transport: &'static str,
+    /// A datagram socket.
+    pub datagram: bool,
     /// Datagrams sent (datagram sockets).
     pub datagrams_sent: u64,
 }

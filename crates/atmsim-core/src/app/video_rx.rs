@@ -99,7 +99,7 @@ pub fn video_summary(
 ) -> crate::metrics::VideoSummary {
     let m = &rx.metrics;
     let pct = |a: u64, n: u64| (n > 0).then(|| 100.0 * a as f64 / n as f64);
-    let stream = socks.transport.is_some();
+    let stream = !socks.datagram;
     crate::metrics::VideoSummary {
         trace_offset: tx.player.offset() as u64,
         frames_sent: tx.frames_counted(),
@@ -114,7 +114,8 @@ pub fn video_summary(
         frame_delay_mean_ms: (m.received > 0)
             .then(|| m.delay_sum_ps as f64 / m.received as f64 / 1e9),
         frame_delay_max_ms: (m.received > 0).then(|| m.delay_max_ps as f64 / 1e9),
-        transport: socks.transport,
+        // over UDP the stream's section has no transport key, as before UDP was a transport
+        transport: stream.then_some(socks.transport),
         send_backlog_max_bytes: stream.then_some(tx.backlog_max),
     }
 }

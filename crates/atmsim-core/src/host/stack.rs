@@ -163,9 +163,19 @@ impl Host {
         self.set_timer(ctx);
     }
 
+    /// The socket a frame with header `seg` belongs to: by its connection number, or the only
+    /// one (a bundle of raw transport connections has one endpoint, one socket, per connection).
+    fn socket_of(&self, seg: SegHdr) -> u16 {
+        if self.socks.len() == 1 {
+            0
+        } else {
+            seg.conn
+        }
+    }
+
     /// An intact frame for this host: its socket (by connection number), then the application.
     pub fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
-        let k = if self.socks.len() == 1 { 0 } else { seg.conn };
+        let k = self.socket_of(seg);
         if let Some(s) = self.socks.get_mut(k as usize) {
             let now = ctx.now;
             let mut out = ConnOut {
@@ -218,7 +228,7 @@ impl Host {
     /// A frame with header `seg` left the host for the adapter (`warm`: after warm-up): the
     /// application hears of the first packet of each message.
     pub fn packet_out(&mut self, now: SimTime, seg: SegHdr, warm: bool) {
-        let k = if self.socks.len() == 1 { 0 } else { seg.conn };
+        let k = self.socket_of(seg);
         if let Some(s) = self.socks.get(k as usize) {
             if s.transport.first_of_message(seg) {
                 self.app.message_out(now, warm);
@@ -258,6 +268,7 @@ impl Host {
             .first()
             .map_or(SocketFacts::default(), |s| SocketFacts {
                 transport: s.transport.name(),
+                datagram: s.is_datagram(),
                 datagrams_sent: s.transport.datagrams_sent(),
             });
         self.app.sections(rx.map(|r| &r.app), &facts)

@@ -268,8 +268,8 @@ impl Simulation {
             return;
         };
         let (f, s) = (&self.flows[i], &self.flows[i].stats);
-        c.acr_mean_mbps = a.acr_integral(self.now).1.and_then(|active| {
-            let area_end = a.acr_integral(self.now).0;
+        let (area_end, active) = a.acr_integral(self.now);
+        c.acr_mean_mbps = active.and_then(|active| {
             let (from, area_from) = if active < self.warmup {
                 (self.warmup, a.acr_mark)
             } else {

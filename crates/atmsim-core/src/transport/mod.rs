@@ -162,13 +162,12 @@ impl AnyTransport {
     pub fn delivered(&self) -> u64 {
         each!(self, |t| t.delivered())
     }
-    /// The transport's name in the summary (None for UDP, whose results the application's
-    /// section holds).
-    pub fn name(&self) -> Option<&'static str> {
+    /// The transport's name in the summary.
+    pub fn name(&self) -> &'static str {
         match self {
-            AnyTransport::Tcp(_) => Some("tcp"),
-            AnyTransport::Xtpx(_) => Some("xtpx"),
-            AnyTransport::Udp(_) => None,
+            AnyTransport::Tcp(_) => "tcp",
+            AnyTransport::Xtpx(_) => "xtpx",
+            AnyTransport::Udp(_) => "udp",
         }
     }
     /// A datagram transport: messages, not a byte stream ([`AnyTransport::take_message`]).
@@ -221,8 +220,7 @@ impl AnyTransport {
         now: SimTime,
     ) {
         if let AnyTransport::Tcp(t) = self {
-            let idle = t.idle_restart;
-            t.restart_window(fresh, idle_since, quiet_since, idle, now);
+            t.restart_window(fresh, idle_since, quiet_since, now);
         }
     }
     /// The counters at the end of the warm-up, kept for the summary.

@@ -146,9 +146,9 @@ impl TcpEnd {
         fresh: bool,
         idle_since: Option<SimTime>,
         quiet_since: Option<SimTime>,
-        idle: IdleRestart,
         now: SimTime,
     ) {
+        let idle = self.idle_restart;
         let Some(s) = self.sender.as_mut() else {
             return;
         };
