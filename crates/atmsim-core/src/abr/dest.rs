@@ -3,13 +3,12 @@
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10, rule numbers as in
 //! `../shared/SPEC-ABR.md`. The destination turns each forward RM cell around at once into its
 //! host's output port (DES rule 4 "as the reverse path allows"); a bidirectional connection's
-//! turnaround is done by the other end's [`super::AbrSource`] instead. With TCP over ABR it
-//! also holds the TCP receiver, whose ACKs go back on the reverse direction.
+//! turnaround is done by the other end's [`super::AbrSource`] instead. Whatever receives the
+//! VC's data above it (a host with a TCP receiver, whose ACKs go back on the reverse
+//! direction) sits in the host layer (`crate::host::abr_end`).
 
 use super::{RM_BN, RM_CI, RM_DIR};
 use crate::app::{Application, Ctx};
-use crate::transport::tcp::TcpReceiver;
-use crate::wire::SegHdr;
 use crate::wire::{Cell, H_CLP, H_EFCI, H_RM};
 
 /// TM 4.0 destination end system (DES rules 1-2): remembers the EFCI state of the last data
@@ -18,37 +17,9 @@ use crate::wire::{Cell, H_CLP, H_EFCI, H_RM};
 pub struct AbrDest {
     efci: bool,
     pub brm_sent: u64,
-    /// TCP over ABR: the TCP receiver at the destination host; its ACKs go back on the
-    /// reverse direction (the flow that carries the backward RM cells).
-    pub tcp: Option<Box<TcpReceiver>>,
-}
-
-impl AbrDest {
-    /// The end of warm-up: the TCP receiver's in-order bytes, kept for the summary.
-    pub fn mark_warmup(&mut self) {
-        if let Some(r) = &mut self.tcp {
-            r.mark = r.rcv_nxt;
-        }
-    }
 }
 
 impl Application for AbrDest {
-    fn on_timer(&mut self, ctx: &mut Ctx) {
-        if let Some(r) = &mut self.tcp {
-            r.on_timer(ctx.now, ctx);
-            if let Some(t) = r.next_timer() {
-                ctx.set_timer(t.max(ctx.now));
-            }
-        }
-    }
-    fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
-        if let (Some(r), true) = (&mut self.tcp, seg.has_data()) {
-            r.on_segment(ctx.now, sdu, seg.seq, ctx);
-            if let Some(t) = r.next_timer() {
-                ctx.set_timer(t.max(ctx.now));
-            }
-        }
-    }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
         if !cell.is_rm() {
             self.efci = cell.hdr & H_EFCI != 0; // rule 1

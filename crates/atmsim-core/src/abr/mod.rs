@@ -13,7 +13,7 @@
 //!
 //! What is where:
 //! - this file: the RM-cell bits, TCR and [`interval_ps`], shared by all of them;
-//! - [`source`]: [`AbrParams`], the data [`Feed`]s (TCP over ABR: [`TcpFeed`], [`FrameQueue`])
+//! - [`source`]: [`AbrParams`], where the data waits ([`Feed`], AAL5 frames in a [`FrameQueue`])
 //!   and [`AbrSource`], SES rules 1-11 (and the turnaround of a bidirectional connection);
 //! - [`dest`]: [`AbrDest`], DES rules 1-4;
 //! - [`switch`]: the port schemes behind [`PortScheme`] and the [`SwitchScheme`] hooks:
@@ -33,7 +33,7 @@ pub mod source;
 pub mod switch;
 
 pub use dest::AbrDest;
-pub use source::{AbrParams, AbrSource, Feed, FrameQueue, TcpFeed};
+pub use source::{AbrParams, AbrSource, Feed, FrameQueue};
 pub use switch::{
     erica_plus_fraction, Erica, IntervalMeans, IntervalRecord, NoScheme, PortScheme, SwitchScheme,
     Thresholds, VcState,

@@ -1,23 +1,26 @@
-//! TM 4.0 ABR source end system (SES rules 1-11) and the feeds that give it data.
+//! TM 4.0 ABR source end system (SES rules 1-11) and the queue its data waits in.
 //!
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10, rule numbers as in
 //! `../shared/SPEC-ABR.md`; on a bidirectional connection the source is also the other
 //! direction's destination and turns its forward RM cells around in rate (SES rule 3b, DES rules
-//! 1-4). TCP over ABR and "ABR pushes the queues to the edge" follow seeds 000 and 002.
+//! 1-4). "ABR pushes the queues to the edge" follows seed 002.
+//!
+//! The ABR source is the ATM layer's rate control of one VC's sending end: it knows how many
+//! data cells wait and sends them at ACR among its RM cells, never what produced them. What
+//! feeds it (a cell-level application, or a host whose transports hand it AAL5 frames: TCP over
+//! ABR in seeds 000 and 002) sits above it, in the host layer (`crate::host::abr_end`).
 //!
 //! - [`AbrParams`]: the negotiated parameters (PCR, MCR, ICR, RIF, RDF, Nrm, Mrm, Trm, CDF, CRM,
 //!   ADTF).
-//! - [`Feed`]: where the data comes from (persistent, CBR, ON-OFF, MPEG-2 video, the relay queue
-//!   of a VS/VD switch, or a TCP sender whose segments wait as AAL5 frames in a [`FrameQueue`]).
-//! - [`AbrSource`]: ACR, the forward RM cell schedule and the rules that change ACR, as an
-//!   [`Application`].
+//! - [`Feed`]: where the data cells wait (a persistent source's endless supply, a count of cells
+//!   handed over by an application, the relay queue of a VS/VD switch, or AAL5 frames in a
+//!   [`FrameQueue`]).
+//! - [`AbrSource`]: ACR, the forward RM cell schedule and the rules that change ACR.
 
 use super::{interval_ps, RM_BN, RM_CI, RM_DIR, RM_NI, TCR_MBPS};
-use crate::app::AnyApp;
-use crate::app::{Application, Asks, Ctx};
+use crate::app::{Application, Ctx};
 use crate::metrics::probe::{ColumnDecl, Row, TableDecl, FLOW_KEY};
 use crate::time::SimTime;
-use crate::transport::tcp::TcpSender;
 use crate::transport::SegmentOut;
 use crate::wire::aal5_cells;
 use crate::wire::SegHdr;
@@ -40,27 +43,20 @@ pub struct AbrParams {
     pub adtf: SimTime,
 }
 
-/// Where an ABR source's data comes from.
+/// Where an ABR source's data cells wait.
 #[derive(Clone, Debug)]
 pub enum Feed {
     /// Always has data between start and stop.
     Persistent { start: SimTime, stop: SimTime },
-    /// Data cells arrive as an application model sends them (CBR, ON-OFF, MPEG-2: a
-    /// source-limited application).
-    App(AnyApp),
+    /// Data cells handed over by the cell-level application above ([`AbrSource::fed_cells`]):
+    /// a source-limited application (CBR, ON-OFF, MPEG-2).
+    Cells,
     /// The virtual source of a VS/VD switch: the data cells of the upstream segment wait here
     /// (the switch's per-VC queue) and keep their identity (creation time, sequence, AAL5 bits).
     Relay(VecDeque<Cell>),
-    /// TCP over ABR (seeds 000, 002): the TCP sender's segments wait in the source's queue as
-    /// AAL5 frames and leave cell by cell at ACR; ACKs from the reverse direction reach TCP.
-    Tcp(Box<TcpFeed>),
-}
-
-/// The segments a TCP sender handed to its ABR source, waiting to leave at ACR.
-#[derive(Clone, Debug)]
-pub struct TcpFeed {
-    pub tcp: TcpSender,
-    pub queue: FrameQueue,
+    /// AAL5 frames handed over by the host above (its transports' segments: TCP over ABR in
+    /// seeds 000 and 002), leaving cell by cell at ACR ([`AbrSource::fed_frames`]).
+    Frames(FrameQueue),
 }
 
 /// AAL5 frames waiting at a source: (SDU bytes, transport header); the head frame has
@@ -103,37 +99,7 @@ impl SegmentOut for FrameQueue {
     }
 }
 
-/// Run a TCP sender inside its feed: `ack` is an arriving ACK number, None a timer call.
-/// Returns (cells waiting, next TCP timer).
-fn step_tcp(f: &mut TcpFeed, now: SimTime, ack: Option<u32>) -> (u64, Option<SimTime>) {
-    match ack {
-        Some(a) => f.tcp.on_ack(now, a, &mut f.queue),
-        None => f.tcp.on_timer(now, &mut f.queue),
-    }
-    (f.queue.cells, f.tcp.next_timer().map(|t| t.max(now)))
-}
-
 const INFINITE: u64 = u64::MAX;
-
-/// Run a traffic model as the data feed of an ABR source: (new backlog, next feed time).
-fn step_feed<A: Application>(
-    app: &mut A,
-    ctx: &mut Ctx,
-    start: bool,
-    backlog: u64,
-) -> (u64, Option<SimTime>) {
-    let mut out = Asks::default();
-    let mut sub = Ctx::new(ctx.now, ctx.rng, &mut out);
-    if start {
-        app.start(&mut sub)
-    } else {
-        app.on_timer(&mut sub)
-    }
-    (
-        backlog + sub.cells_requested() as u64,
-        sub.timer_requested(),
-    )
-}
 
 /// TM 4.0 source end system.
 #[derive(Clone, Debug)]
@@ -239,25 +205,14 @@ impl AbrSource {
         self.gap.1
     }
 
-    /// The TCP sender feeding this source (TCP over ABR).
     /// A virtual source (its data comes from the upstream segment of a VS/VD switch).
     pub fn is_relay(&self) -> bool {
         matches!(self.feed, Feed::Relay(_))
     }
 
-    pub fn tcp(&self) -> Option<&TcpSender> {
-        match &self.feed {
-            Feed::Tcp(f) => Some(&f.tcp),
-            _ => None,
-        }
-    }
-
-    /// The end of warm-up: the ACR integral and the TCP feed's counters, kept for the summary.
+    /// The end of warm-up: the ACR integral, kept for the summary.
     pub fn mark_warmup(&mut self, now: SimTime) {
         self.acr_mark = self.acr_integral(now).0;
-        if let Feed::Tcp(f) = &mut self.feed {
-            f.tcp.mark = f.tcp.stats.clone();
-        }
     }
 
     fn set_acr(&mut self, now: SimTime, acr: f64) {
@@ -279,8 +234,16 @@ impl AbrSource {
         }
     }
 
-    fn run_feed(&mut self, ctx: &mut Ctx, start: bool) {
-        let now = ctx.now;
+    /// The feeder above asked to be called by now.
+    #[inline]
+    pub fn feed_due(&self, now: SimTime) -> bool {
+        self.feed_next.is_some_and(|t| t <= now)
+    }
+
+    /// The source's own feeds (persistent, relay) at `now`: the data waiting and when that
+    /// changes next; then [`AbrSource::wake`]. A feed handed over from above has nothing to do
+    /// here.
+    pub fn own_feed(&mut self, now: SimTime) {
         match &mut self.feed {
             Feed::Persistent { start: s, stop } => {
                 if now < *s {
@@ -293,27 +256,43 @@ impl AbrSource {
                     self.feed_next = None;
                 }
             }
-            Feed::App(app) => {
-                (self.backlog, self.feed_next) = step_feed(app, ctx, start, self.backlog)
-            }
             Feed::Relay(q) => {
                 self.backlog = q.len() as u64;
                 self.feed_next = None;
             }
-            Feed::Tcp(f) => {
-                if start {
-                    self.backlog = f.queue.cells;
-                    self.feed_next = f.tcp.next_timer();
-                } else {
-                    (self.backlog, self.feed_next) = step_tcp(f, now, None);
-                }
-            }
+            Feed::Cells | Feed::Frames(_) => {}
         }
         self.wake(now);
     }
 
+    /// The application above handed over `cells` data cells and asks to be called again at
+    /// `next`; then [`AbrSource::wake`].
+    pub fn fed_cells(&mut self, now: SimTime, cells: u64, next: Option<SimTime>) {
+        self.backlog += cells;
+        self.feed_next = next;
+        self.wake(now);
+    }
+
+    /// The queue the host above hands its AAL5 frames to ([`Feed::Frames`]).
+    pub fn frames(&mut self) -> &mut FrameQueue {
+        match &mut self.feed {
+            Feed::Frames(q) => q,
+            _ => unreachable!("built: a host feeds a source whose feed is Frames"),
+        }
+    }
+
+    /// The host above handed over frames ([`AbrSource::frames`]) and asks to be called again
+    /// at `next`; then [`AbrSource::wake`].
+    pub fn fed_frames(&mut self, now: SimTime, next: Option<SimTime>) {
+        if let Feed::Frames(q) = &self.feed {
+            self.backlog = q.cells;
+        }
+        self.feed_next = next;
+        self.wake(now);
+    }
+
     /// Start sending if data arrived while idle.
-    fn wake(&mut self, now: SimTime) {
+    pub fn wake(&mut self, now: SimTime) {
         if self.backlog != INFINITE {
             self.max_backlog = self.max_backlog.max(self.backlog);
         }
@@ -415,8 +394,8 @@ impl AbrSource {
                     let mut c = q.pop_front().expect("backlog counts the relay queue");
                     c.hdr &= !(H_CLP | H_EFCI);
                     ctx.send_cell(c);
-                } else if let Feed::Tcp(f) = &mut self.feed {
-                    let (len, eof, tag) = f.queue.next_cell();
+                } else if let Feed::Frames(q) = &mut self.feed {
+                    let (len, eof, tag) = q.next_cell();
                     ctx.send_frame_cell(len, eof, tag);
                 } else {
                     ctx.send_cells(1);
@@ -431,7 +410,16 @@ impl AbrSource {
         self.tx_next = Some(now + self.tx_interval());
     }
 
-    fn request_timer(&self, ctx: &mut Ctx) {
+    /// A transmission opportunity, if one is due by now.
+    #[inline]
+    pub fn send_due(&mut self, ctx: &mut Ctx) {
+        if self.tx_next.is_some_and(|t| t <= ctx.now) {
+            self.opportunity(ctx);
+        }
+    }
+
+    /// Ask for the earliest of the feed's and the next transmission opportunity's times.
+    pub fn request_timer(&self, ctx: &mut Ctx) {
         let t = match (self.feed_next, self.tx_next) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -467,19 +455,18 @@ impl AbrSource {
     }
 }
 
+/// The source with its own feed (persistent, relay) or a feed handed over from above, called
+/// as its end's rate control (`crate::host::abr_end` runs the feeder above first).
 impl Application for AbrSource {
     fn start(&mut self, ctx: &mut Ctx) {
-        self.run_feed(ctx, true);
+        self.own_feed(ctx.now);
         self.request_timer(ctx);
     }
     fn on_timer(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
-        if self.feed_next.is_some_and(|t| t <= now) {
-            self.run_feed(ctx, false);
+        if self.feed_due(ctx.now) {
+            self.own_feed(ctx.now);
         }
-        if self.tx_next.is_some_and(|t| t <= now) {
-            self.opportunity(ctx);
-        }
+        self.send_due(ctx);
         self.request_timer(ctx);
     }
     fn on_cell(&mut self, ctx: &mut Ctx, cell: &Cell) {
@@ -507,16 +494,7 @@ impl Application for AbrSource {
         } else if let Feed::Relay(q) = &mut self.feed {
             // a virtual source: a data cell from the upstream segment joins the per-VC queue
             q.push_back(*cell);
-            self.run_feed(ctx, false);
-            self.request_timer(ctx);
-        }
-    }
-    fn on_frame(&mut self, ctx: &mut Ctx, _sdu: u32, seg: SegHdr) {
-        // a TCP ACK on the reverse direction
-        if let (Feed::Tcp(f), true) = (&mut self.feed, seg.has_ack()) {
-            (self.backlog, self.feed_next) = step_tcp(f, ctx.now, Some(seg.ack));
-            self.max_backlog = self.max_backlog.max(self.backlog);
-            self.wake(ctx.now);
+            self.own_feed(ctx.now);
             self.request_timer(ctx);
         }
     }
@@ -525,6 +503,7 @@ impl Application for AbrSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Asks;
     use crate::rng::LazyRng;
 
     fn params() -> AbrParams {

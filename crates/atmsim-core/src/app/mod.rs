@@ -9,8 +9,8 @@
 //! Extension point: [`AnyApp`] lists the application models, one variant each, and forwards
 //! the [`Application`] hooks with one `match` per hook (the smoltcp `AnyController` pattern).
 //! A new model (a frame-trace player, a scripted workload) is its own file here, one variant
-//! below, and its scenario section. An application also feeds an ABR source
-//! ([`crate::abr::Feed::App`]); the endpoint enum above the layers is
+//! below, and its scenario section. An application may also sit above a VC's ABR rate control
+//! (`crate::host::abr_end`); the endpoint enum above the layers is
 //! [`crate::host::AnySource`]. This layer knows neither hosts, transports nor ABR.
 //!
 //! Models: [`cbr`] (evenly spaced cells; persistent sources at their peak rate), [`onoff`]

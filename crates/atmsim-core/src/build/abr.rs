@@ -2,9 +2,10 @@
 //! segment between VS/VD switches, or one loop each way) and the ABR parameters, feeds and
 //! switch schemes from their scenario sections.
 
-use crate::abr::{AbrDest, AbrParams, AbrSource, Erica, Feed, PortScheme, TcpFeed, Thresholds};
+use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
 use crate::build::*;
+use crate::host::abr_end::{AbrEnd, Above};
 use crate::host::AnySource;
 use crate::net::*;
 use crate::scenario::{
@@ -13,7 +14,8 @@ use crate::scenario::{
 };
 use crate::sim::*;
 use crate::time::*;
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::tcp::TcpEnd;
+use crate::transport::AnyTransport;
 use std::collections::VecDeque;
 
 impl Builder<'_> {
@@ -75,12 +77,13 @@ impl Builder<'_> {
             ),
         );
         let end = |route: &[String], s: &SourceSpec| {
+            let (feed, above) = abr_feeder(s);
             let mut a = AbrSource::new(
                 abr_params(abr, self.first_rate(route), 2 * one_way),
-                abr_feed(s),
+                feed,
             );
             a.turnaround = true;
-            AnySource::Abr(Box::new(a))
+            AnySource::Abr(Box::new(AbrEnd::source(a, above)))
         };
         let a_end = endpoints.len();
         endpoints.push(self.endpoint(
@@ -134,10 +137,10 @@ impl Builder<'_> {
                 self.flow(format!("{name}.reverse"), &back, c.category, None, true),
             );
             let params = abr_params(abr, self.first_rate(seg), 2 * one_way);
-            let feed = if i == 0 {
-                abr_feed(&c.source)
+            let (feed, above) = if i == 0 {
+                abr_feeder(&c.source)
             } else {
-                Feed::Relay(VecDeque::new())
+                (Feed::Relay(VecDeque::new()), Above::Nothing)
             };
             let key = if i == 0 {
                 format!("connections.{}", c.name)
@@ -147,19 +150,20 @@ impl Builder<'_> {
             let src = endpoints.len();
             endpoints.push(self.endpoint(
                 fwd,
-                AnySource::Abr(Box::new(AbrSource::new(params, feed))),
+                AnySource::Abr(Box::new(AbrEnd::source(AbrSource::new(params, feed), above))),
                 format!("{key}.source"),
             ));
             let dst = endpoints.len();
-            let mut des = AbrDest::default();
+            let mut above = Above::Nothing;
             if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
-                des.tcp = Some(Box::new(TcpReceiver::new(tcp_params(&c.source))));
+                let r = TcpEnd::receiver(tcp_params(&c.source));
+                above = host_above(raw_end(AnyTransport::Tcp(Box::new(r))));
                 flows[fwd].sar.framed = true;
                 flows[rev].sar.framed = true;
             }
             endpoints.push(self.endpoint(
                 rev,
-                AnySource::AbrDest(des),
+                AnySource::Abr(Box::new(AbrEnd::dest(above))),
                 format!("{key}.abr_destination"),
             ));
             flows[fwd].set_rx(0, dst as u32);
@@ -212,27 +216,39 @@ pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> Abr
     }
 }
 
-pub(crate) fn abr_feed(s: &SourceSpec) -> Feed {
+/// What feeds an ABR source of source spec `s`, and where its data waits: the sending end a
+/// plain VC would have (a host's frames wait as AAL5 frames; a cell-level application's cells
+/// are counted), or the source's own persistent supply.
+pub(crate) fn abr_feeder(s: &SourceSpec) -> (Feed, Above) {
     let start = secs_to_ps(s.start_s);
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-    if s.kind == SourceKind::Tcp {
-        return Feed::Tcp(Box::new(TcpFeed {
-            tcp: TcpSender::new(tcp_params(s)),
-            queue: Default::default(),
-        }));
-    }
-    match source_app(s, 0.0) {
-        AnySource::App(AnyApp::Idle) => Feed::Persistent {
-            start: SimTime::MAX,
-            stop: SimTime::MAX,
-        },
+    let end = if s.kind == SourceKind::Tcp {
+        super::tcp::tcp_source(s)
+    } else {
+        source_app(s, 0.0)
+    };
+    match end {
+        AnySource::App(AnyApp::Idle) => (
+            Feed::Persistent {
+                start: SimTime::MAX,
+                stop: SimTime::MAX,
+            },
+            Above::Nothing,
+        ),
         AnySource::App(AnyApp::Cbr(_)) if s.kind == SourceKind::Persistent => {
-            Feed::Persistent { start, stop }
+            (Feed::Persistent { start, stop }, Above::Nothing)
         }
-        AnySource::App(a) => Feed::App(a),
-        _ => {
-            unreachable!("validated: over ABR a source spec builds an application or a TCP sender")
-        }
+        AnySource::App(a) => (Feed::Cells, Above::App(a)),
+        host @ AnySource::Host(_) => (Feed::Frames(Default::default()), host_above(host)),
+        AnySource::Abr(_) => unreachable!("a source spec builds no ABR end"),
+    }
+}
+
+/// A host endpoint as what sits above an ABR end.
+fn host_above(e: AnySource) -> Above {
+    match e {
+        AnySource::Host(h) => Above::Host(h),
+        _ => unreachable!("built as a host"),
     }
 }
 

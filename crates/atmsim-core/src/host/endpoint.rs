@@ -1,6 +1,6 @@
 //! The endpoint's model: [`AnySource`], what sits at one end of a flow: a cell-level
-//! application, an ABR end system, or a host (an application over sockets over transports,
-//! `host/stack.rs`). The engine (`sim/`) calls an endpoint only through the hooks here (its
+//! application, a host (an application over sockets over transports, `host/stack.rs`), or
+//! either of them above the VC's ABR rate control (`host/abr_end.rs`). The engine (`sim/`) calls an endpoint only through the hooks here (its
 //! calls, its fast path, its series rows, its warm-up mark, its summary sections, what the host
 //! model needs), so it never names an application, a transport or a fabric.
 //!
@@ -8,8 +8,9 @@
 //! AAL5 frames to, which joins a transport to its endpoint without either layer knowing the
 //! other.
 
-use crate::abr::{AbrDest, AbrSource};
+use crate::abr::AbrSource;
 use crate::app::{AnyApp, AppSections, Application, Ctx, SendLog};
+use crate::host::abr_end::AbrEnd;
 use crate::host::stack::Host;
 use crate::metrics::{Probes, TableDecl, TcpSummary, XtpxSummary};
 use crate::time::SimTime;
@@ -30,10 +31,9 @@ impl SegmentOut for Ctx<'_> {
 pub enum AnySource {
     /// A cell-level application's cells straight onto the flow (crate::app).
     App(AnyApp),
-    /// TM 4.0 ABR source end system (crate::abr).
-    Abr(Box<AbrSource>),
-    /// TM 4.0 ABR destination end system (crate::abr).
-    AbrDest(AbrDest),
+    /// A VC end under ABR rate control (TM 4.0 source or destination end system) with what
+    /// feeds it or receives from it (`host/abr_end.rs`).
+    Abr(Box<AbrEnd>),
     /// A host: an application over sockets over transports (`host/stack.rs`).
     Host(Box<Host>),
 }
@@ -79,12 +79,23 @@ impl AnySource {
     /// coupling and the summary's ABR fields).
     pub fn abr(&self) -> Option<&AbrSource> {
         match self {
-            AnySource::Abr(a) => Some(a),
+            AnySource::Abr(a) => a.source_rc(),
             _ => None,
         }
     }
 
-    /// The host, if this is one (the host model: CPU jobs, system calls).
+    /// The host at this end, over whatever VC (the far end of a connection, for its
+    /// summary sections).
+    pub fn stack(&self) -> Option<&Host> {
+        match self {
+            AnySource::Host(h) => Some(h),
+            AnySource::Abr(a) => a.host(),
+            AnySource::App(_) => None,
+        }
+    }
+
+    /// The host on a plain VC, if this is one (the host model: CPU jobs, system calls; a
+    /// host above an ABR VC is an ideal host, `host/abr_end.rs`).
     pub fn host(&self) -> Option<&Host> {
         match self {
             AnySource::Host(h) => Some(h),
@@ -136,42 +147,23 @@ pub trait EndpointHooks {
 /// A cell-level application measures nothing beyond its flow's counters.
 impl EndpointHooks for AnyApp {}
 
-/// The ABR source end system: its row in `abr_sources` (and its TCP feed's in `tcp`), its ACR
-/// mark, and TCP over ABR's section.
-impl EndpointHooks for AbrSource {
+/// A VC end under ABR: its source's row in `abr_sources` and its host's, the ACR and the
+/// host's marks, the host's sections.
+impl EndpointHooks for AbrEnd {
     fn has_rows(&self) -> bool {
         true
     }
     fn probe(&self, series: &mut Probes, at: &[usize; 3], ts: f64, key: u32) {
-        AbrSource::probe(self, series.at(at[0]).row(ts, key));
-        if let Some(t) = self.tcp() {
-            t.probe(series.at(at[1]).row(ts, key));
-        }
+        AbrEnd::probe(self, series, at, ts, key)
     }
     fn mark_warmup(&mut self, now: SimTime) {
-        AbrSource::mark_warmup(self, now)
+        AbrEnd::mark_warmup(self, now)
     }
     fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        // TCP over ABR: the data share of the cells is (Nrm - 1) / Nrm
-        let t = self.tcp()?;
-        let r = match rx {
-            Some(AnySource::AbrDest(d)) => d.tcp.as_deref(),
-            _ => None,
-        };
-        let rm_share = (self.p.nrm - 1) as f64 / self.p.nrm as f64;
-        Some(TransportSummary::Tcp(crate::transport::tcp::tcp_summary(
-            t, r, window_s, rm_share,
-        )))
+        AbrEnd::transport_summary(self, rx.and_then(AnySource::stack), window_s)
     }
-}
-
-/// The ABR destination end system: TCP over ABR's receiving mark.
-impl EndpointHooks for AbrDest {
-    fn has_rows(&self) -> bool {
-        true
-    }
-    fn mark_warmup(&mut self, _now: SimTime) {
-        AbrDest::mark_warmup(self)
+    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
+        AbrEnd::sections(self, rx.and_then(AnySource::stack))
     }
 }
 
@@ -187,10 +179,10 @@ impl EndpointHooks for Host {
         Host::mark_warmup(self)
     }
     fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        Host::transport_summary(self, rx.and_then(|r| r.host()), window_s)
+        Host::transport_summary(self, rx.and_then(AnySource::stack), window_s)
     }
     fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        Host::sections(self, rx.and_then(|r| r.host()))
+        Host::sections(self, rx.and_then(AnySource::stack))
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         Host::keep_up(self)
@@ -225,7 +217,6 @@ macro_rules! each_kind {
         match $self {
             AnySource::App($e) => $body,
             AnySource::Abr($e) => $body,
-            AnySource::AbrDest($e) => $body,
             AnySource::Host($e) => $body,
         }
     };
@@ -277,7 +268,6 @@ impl Application for AnySource {
         match self {
             AnySource::App(a) => a.start(ctx),
             AnySource::Abr(s) => s.start(ctx),
-            AnySource::AbrDest(s) => s.start(ctx),
             AnySource::Host(h) => h.start(ctx),
         }
     }
@@ -286,7 +276,6 @@ impl Application for AnySource {
         match self {
             AnySource::App(a) => a.on_timer(ctx),
             AnySource::Abr(s) => s.on_timer(ctx),
-            AnySource::AbrDest(s) => s.on_timer(ctx),
             AnySource::Host(h) => h.on_timer(ctx),
         }
     }
@@ -294,7 +283,6 @@ impl Application for AnySource {
         match self {
             AnySource::App(a) => a.on_cell(ctx, cell),
             AnySource::Abr(s) => s.on_cell(ctx, cell),
-            AnySource::AbrDest(s) => s.on_cell(ctx, cell),
             AnySource::Host(_) => {}
         }
     }
@@ -302,7 +290,6 @@ impl Application for AnySource {
         match self {
             AnySource::App(a) => a.on_frame(ctx, sdu, seg),
             AnySource::Abr(s) => s.on_frame(ctx, sdu, seg),
-            AnySource::AbrDest(s) => s.on_frame(ctx, sdu, seg),
             AnySource::Host(h) => h.on_frame(ctx, sdu, seg),
         }
     }

@@ -24,13 +24,35 @@ pub struct Host {
     pub socks: Vec<Socket>,
 }
 
-/// The endpoint's outbox, stamping connection `conn` on every frame.
-struct ConnOut<'a, 'b> {
-    ctx: &'a mut Ctx<'b>,
+/// Where a host's calls put what they ask for: the time, the endpoint's random stream, its
+/// timer and its frames. The endpoint's own outbox ([`Ctx`]: frames leave on the VC at once,
+/// or through the host model's send processing), or the queue of the VC's rate control beneath
+/// the host (an ABR source, `host/abr_end.rs`).
+pub trait Outbox: SegmentOut {
+    fn now(&self) -> SimTime;
+    fn rng(&mut self) -> &mut Rng;
+    fn set_timer(&mut self, t: SimTime);
+}
+
+impl Outbox for Ctx<'_> {
+    fn now(&self) -> SimTime {
+        self.now
+    }
+    fn rng(&mut self) -> &mut Rng {
+        self.rng
+    }
+    fn set_timer(&mut self, t: SimTime) {
+        Ctx::set_timer(self, t)
+    }
+}
+
+/// The host's outbox, stamping connection `conn` on every frame.
+struct ConnOut<'a, O> {
+    ctx: &'a mut O,
     conn: u16,
 }
 
-impl SegmentOut for ConnOut<'_, '_> {
+impl<O: SegmentOut> SegmentOut for ConnOut<'_, O> {
     fn room(&self) -> bool {
         self.ctx.room()
     }
@@ -41,14 +63,14 @@ impl SegmentOut for ConnOut<'_, '_> {
 }
 
 /// The application's view of its sockets during one call.
-struct HostIo<'a, 'b> {
+struct HostIo<'a, O> {
     socks: &'a mut [Socket],
-    ctx: &'a mut Ctx<'b>,
+    ctx: &'a mut O,
 }
 
-impl<'b> HostIo<'_, 'b> {
+impl<O: Outbox> HostIo<'_, O> {
     /// Socket `k` and the outbox stamping its connection number.
-    fn out(&mut self, k: u16) -> (&mut Socket, ConnOut<'_, 'b>) {
+    fn out(&mut self, k: u16) -> (&mut Socket, ConnOut<'_, O>) {
         (
             &mut self.socks[k as usize],
             ConnOut {
@@ -59,18 +81,18 @@ impl<'b> HostIo<'_, 'b> {
     }
 }
 
-impl Io for HostIo<'_, '_> {
+impl<O: Outbox> Io for HostIo<'_, O> {
     fn now(&self) -> SimTime {
-        self.ctx.now
+        self.ctx.now()
     }
     fn rng(&mut self) -> &mut Rng {
-        self.ctx.rng
+        self.ctx.rng()
     }
     fn sockets(&self) -> usize {
         self.socks.len()
     }
     fn write(&mut self, k: u16, bytes: u64) -> u64 {
-        let now = self.ctx.now;
+        let now = self.ctx.now();
         let (s, mut out) = self.out(k);
         s.write(now, bytes, &mut out)
     }
@@ -87,7 +109,7 @@ impl Io for HostIo<'_, '_> {
         self.socks[k as usize].delivered()
     }
     fn read(&mut self, k: u16, bytes: u64) -> u64 {
-        let now = self.ctx.now;
+        let now = self.ctx.now();
         let (s, mut out) = self.out(k);
         s.read(now, bytes, &mut out)
     }
@@ -107,7 +129,7 @@ impl Io for HostIo<'_, '_> {
         idle_since: Option<SimTime>,
         quiet_since: Option<SimTime>,
     ) {
-        let now = self.ctx.now;
+        let now = self.ctx.now();
         self.socks[k as usize]
             .transport
             .restart_window(fresh, idle_since, quiet_since, now);
@@ -120,7 +142,7 @@ impl Host {
     }
 
     /// Call the application with its sockets.
-    fn with_io(&mut self, ctx: &mut Ctx, f: impl FnOnce(&mut AnyApp, &mut HostIo)) {
+    fn with_io<O: Outbox>(&mut self, ctx: &mut O, f: impl FnOnce(&mut AnyApp, &mut HostIo<O>)) {
         let mut io = HostIo {
             socks: &mut self.socks,
             ctx,
@@ -129,7 +151,7 @@ impl Host {
     }
 
     /// Ask for the earliest of the application's and the sockets' deadlines.
-    fn set_timer(&self, ctx: &mut Ctx) {
+    fn set_timer(&self, ctx: &mut impl Outbox) {
         let t = self
             .socks
             .iter()
@@ -138,18 +160,18 @@ impl Host {
             .flatten()
             .min();
         if let Some(t) = t {
-            ctx.set_timer(t.max(ctx.now));
+            ctx.set_timer(t.max(ctx.now()));
         }
     }
 
-    pub fn start(&mut self, ctx: &mut Ctx) {
+    pub fn start(&mut self, ctx: &mut impl Outbox) {
         self.with_io(ctx, |a, io| a.sock_start(io));
         self.set_timer(ctx);
     }
 
     /// The timer: the sockets whose deadline has come run theirs, then the application.
-    pub fn on_timer(&mut self, ctx: &mut Ctx) {
-        let now = ctx.now;
+    pub fn on_timer(&mut self, ctx: &mut impl Outbox) {
+        let now = ctx.now();
         for (k, s) in self.socks.iter_mut().enumerate() {
             if s.next_timer().is_some_and(|t| t <= now) {
                 let mut out = ConnOut {
@@ -174,10 +196,10 @@ impl Host {
     }
 
     /// An intact frame for this host: its socket (by connection number), then the application.
-    pub fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
+    pub fn on_frame(&mut self, ctx: &mut impl Outbox, sdu: u32, seg: SegHdr) {
         let k = self.socket_of(seg);
         if let Some(s) = self.socks.get_mut(k as usize) {
-            let now = ctx.now;
+            let now = ctx.now();
             let mut out = ConnOut {
                 ctx: &mut *ctx,
                 conn: k,
@@ -190,7 +212,7 @@ impl Host {
 
     /// The host's CPU served socket `k`'s queued write (`read` false) or read system call: the
     /// call is granted and the application goes on.
-    pub fn served(&mut self, ctx: &mut Ctx, k: u16, read: bool) {
+    pub fn served(&mut self, ctx: &mut impl Outbox, k: u16, read: bool) {
         if let Some(s) = self.socks.get_mut(k as usize) {
             s.grant(read);
         }

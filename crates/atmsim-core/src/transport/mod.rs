@@ -97,6 +97,17 @@ pub enum TransportSummary {
     Xtpx(crate::metrics::XtpxSummary),
 }
 
+impl TransportSummary {
+    /// Only `share` of the VC's cells carry the transport's frames (an ABR VC's RM cells take
+    /// the rest, (Nrm - 1) / Nrm): the largest payload fraction is that much smaller.
+    pub fn data_share(&mut self, share: f64) {
+        match self {
+            TransportSummary::Tcp(t) => t.max_payload_fraction *= share,
+            TransportSummary::Xtpx(x) => x.max_payload_fraction *= share,
+        }
+    }
+}
+
 /// The series tables of the transports' senders, in the order of [`AnyTransport::probe`]'s
 /// table index.
 pub const TABLES: [&crate::metrics::TableDecl; 2] = [&TcpSender::PROBES, &XtpxSender::PROBES];
@@ -258,7 +269,7 @@ impl AnyTransport {
                     _ => None,
                 };
                 let s = t.sender.as_ref()?;
-                Some(TransportSummary::Tcp(tcp::tcp_summary(s, r, window_s, 1.0)))
+                Some(TransportSummary::Tcp(tcp::tcp_summary(s, r, window_s)))
             }
             (AnyTransport::Xtpx(t), rx) => {
                 let r = match rx {

@@ -6,17 +6,17 @@ use crate::metrics::TcpSummary;
 use crate::time::ps_to_secs;
 
 /// The summary of one TCP connection after warm-up: sender `t`, the far end's receiver `r` (if
-/// it has one), over a window of `window_s` seconds; `rm_share` is the share of the VC's cells
-/// that carry data (1 unless ABR's RM cells take some: (Nrm - 1) / Nrm).
+/// it has one), over a window of `window_s` seconds (the VC's rate control beneath scales
+/// `max_payload_fraction` by the share of its cells that carry data:
+/// [`crate::transport::TransportSummary::data_share`]).
 pub fn tcp_summary(
     t: &TcpSender,
     r: Option<&TcpReceiver>,
     window_s: f64,
-    rm_share: f64,
 ) -> TcpSummary {
     let sm = &t.mark;
     let bytes = r.map(|r| r.rcv_nxt - r.mark).unwrap_or(0);
-    let max_payload_fraction = crate::wire::aal5_efficiency(t.p.mss, TCP_IP_LLC_BYTES) * rm_share;
+    let max_payload_fraction = crate::wire::aal5_efficiency(t.p.mss, TCP_IP_LLC_BYTES);
     TcpSummary {
         max_payload_fraction,
         goodput_mbps: if window_s > 0.0 {
