@@ -14,8 +14,6 @@ use crate::scenario::{
 };
 use crate::sim::*;
 use crate::time::*;
-use crate::transport::tcp::TcpEnd;
-use crate::transport::AnyTransport;
 use std::collections::VecDeque;
 
 impl Builder<'_> {
@@ -77,7 +75,7 @@ impl Builder<'_> {
             ),
         );
         let end = |route: &[String], s: &SourceSpec| {
-            let (feed, above) = abr_feeder(s);
+            let (feed, above) = abr_feeder(source_app(s, 0.0), s);
             let mut a = AbrSource::new(
                 abr_params(abr, self.first_rate(route), 2 * one_way),
                 feed,
@@ -122,6 +120,12 @@ impl Builder<'_> {
                 .is_some_and(|a| a.vsvd)
         }));
         bounds.push(n - 1);
+        // what sits above the loop's two ends: the hosts a plain VC would have at its ends
+        // (validated: no VS/VD between them), or a cell-level application at the source
+        let (mut first, mut last, k) = match self.host_ends(c) {
+            Some((tx, rx, k)) => (Some(tx), Some(rx), k),
+            None => (Some(source_app(&c.source, 0.0)), None, 1),
+        };
         let mut prev: Option<(usize, u64)> = None;
         for (i, w) in bounds.windows(2).enumerate() {
             let seg = &c.route[w[0]..=w[1]];
@@ -137,8 +141,8 @@ impl Builder<'_> {
                 self.flow(format!("{name}.reverse"), &back, c.category, None, true),
             );
             let params = abr_params(abr, self.first_rate(seg), 2 * one_way);
-            let (feed, above) = if i == 0 {
-                abr_feeder(&c.source)
+            let (feed, above) = if let Some(tx) = first.take() {
+                abr_feeder(tx, &c.source)
             } else {
                 (Feed::Relay(VecDeque::new()), Above::Nothing)
             };
@@ -155,19 +159,23 @@ impl Builder<'_> {
             ));
             let dst = endpoints.len();
             let mut above = Above::Nothing;
-            if c.source.kind == SourceKind::Tcp && i + 1 == bounds.len() - 1 {
-                let r = TcpEnd::receiver(tcp_params(&c.source));
-                above = host_above(raw_end(AnyTransport::Tcp(Box::new(r))));
-                flows[fwd].sar.framed = true;
-                flows[rev].sar.framed = true;
+            if i + 1 == bounds.len() - 1 {
+                if let Some(rx) = last.take() {
+                    above = host_above(rx);
+                    flows[fwd].sar.framed = true;
+                    flows[rev].sar.framed = true;
+                }
             }
             endpoints.push(self.endpoint(
                 rev,
                 AnySource::Abr(Box::new(AbrEnd::dest(above))),
                 format!("{key}.abr_destination"),
             ));
-            flows[fwd].set_rx(0, dst as u32);
-            flows[rev].set_rx(0, src as u32);
+            // every transport connection's frames reach the host at the far end
+            for conn in 0..k {
+                flows[fwd].set_rx(conn, dst as u32);
+                flows[rev].set_rx(conn, src as u32);
+            }
             if let Some((p, up_one_way)) = prev {
                 // the queue term's drain time: vs_drain_s plus two round trips of the
                 // upstream segment, whose source answers the term only a round trip later
@@ -216,17 +224,12 @@ pub(crate) fn abr_params(a: &AbrSpec, first_link_mbps: f64, frtt_ps: u64) -> Abr
     }
 }
 
-/// What feeds an ABR source of source spec `s`, and where its data waits: the sending end a
-/// plain VC would have (a host's frames wait as AAL5 frames; a cell-level application's cells
-/// are counted), or the source's own persistent supply.
-pub(crate) fn abr_feeder(s: &SourceSpec) -> (Feed, Above) {
+/// What feeds an ABR source whose source spec is `s` and whose sending end on a plain VC
+/// would be `end`, and where its data waits: a host's frames wait as AAL5 frames, a cell-level
+/// application's cells are counted, a persistent source is the source's own supply.
+pub(crate) fn abr_feeder(end: AnySource, s: &SourceSpec) -> (Feed, Above) {
     let start = secs_to_ps(s.start_s);
     let stop = s.stop_s.map(secs_to_ps).unwrap_or(SimTime::MAX);
-    let end = if s.kind == SourceKind::Tcp {
-        super::tcp::tcp_source(s)
-    } else {
-        source_app(s, 0.0)
-    };
     match end {
         AnySource::App(AnyApp::Idle) => (
             Feed::Persistent {

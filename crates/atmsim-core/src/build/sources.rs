@@ -36,6 +36,30 @@ impl Builder<'_> {
         }
     }
 
+    /// The two hosts of a connection whose source kind has a host at each end (its data one
+    /// way, the receiving host's frames the other): the sending host, the receiving host and
+    /// the number of transport connections between them; None for the other kinds. A plain VC
+    /// joins them by its two flows (`build/tcp.rs`, `build/xtpx.rs`, `build/workload.rs`), an
+    /// ABR VC puts them above its rate control (`build/abr.rs`).
+    pub(crate) fn host_ends(&self, c: &ConnectionSpec) -> Option<(AnySource, AnySource, u16)> {
+        use crate::transport::{tcp::TcpEnd, xtpx::XtpxEnd, AnyTransport};
+        let s = &c.source;
+        match s.kind {
+            SourceKind::Tcp => {
+                let r = TcpEnd::receiver(super::tcp::tcp_params(s));
+                let rx = raw_end(AnyTransport::Tcp(Box::new(r)));
+                Some((super::tcp::tcp_source(s), rx, 1))
+            }
+            SourceKind::Xtpx => {
+                let r = XtpxEnd::receiver(super::xtpx::xtpx_params(s));
+                let rx = raw_end(AnyTransport::Xtpx(Box::new(r)));
+                Some((super::xtpx::xtpx_source(s), rx, 1))
+            }
+            SourceKind::Workload => Some(self.workload_ends(c)),
+            _ => None,
+        }
+    }
+
     /// The reverse flow of a plain connection (`NAME.reverse`, the route backwards, AAL5
     /// frames of `frame` bytes), paired with `fwd`; its index.
     pub(crate) fn reverse_flow(

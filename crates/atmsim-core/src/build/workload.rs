@@ -26,6 +26,30 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
+        let (initiator, responder, k) = self.workload_ends(c);
+        let rev = self.reverse_flow(c, fwd, None, flows);
+        flows[fwd].sar.framed = true;
+        flows[rev].sar.framed = true;
+        let (a, b) = (endpoints.len(), endpoints.len() + 1);
+        endpoints.push(self.endpoint(
+            fwd,
+            initiator,
+            format!("connections.{}.source", c.name),
+        ));
+        endpoints.push(self.endpoint(
+            rev,
+            responder,
+            format!("connections.{}.responder", c.name),
+        ));
+        for i in 0..k {
+            flows[fwd].set_rx(i, b as u32);
+            flows[rev].set_rx(i, a as u32);
+        }
+    }
+
+    /// A workload's two hosts, the initiator and the responder, each with K duplex sockets of
+    /// the chosen transport; and K.
+    pub(crate) fn workload_ends(&self, c: &ConnectionSpec) -> (AnySource, AnySource, u16) {
         use crate::app::workload::{Restart, Role, WorkloadApp, WorkloadParams};
         use crate::scenario::{IdleRestartSpec, RestartSpec, WorkloadTransport};
         use crate::transport::tcp::IdleRestart;
@@ -72,9 +96,6 @@ impl Builder<'_> {
                 WorkloadTransport::Xtpx => "xtpx",
             },
         };
-        let rev = self.reverse_flow(c, fwd, None, flows);
-        flows[fwd].sar.framed = true;
-        flows[rev].sar.framed = true;
         let seed = self.sc.run.seed;
         let host = |role| {
             let socks = (0..k).map(|_| Socket::new(end())).collect();
@@ -85,20 +106,6 @@ impl Builder<'_> {
             let app = WorkloadApp::new(role, script.clone(), params, shared);
             AnySource::Host(Box::new(Host::new(AnyApp::Workload(Box::new(app)), socks)))
         };
-        let (a, b) = (endpoints.len(), endpoints.len() + 1);
-        endpoints.push(self.endpoint(
-            fwd,
-            host(Role::Initiator),
-            format!("connections.{}.source", c.name),
-        ));
-        endpoints.push(self.endpoint(
-            rev,
-            host(Role::Responder),
-            format!("connections.{}.responder", c.name),
-        ));
-        for i in 0..k as u16 {
-            flows[fwd].set_rx(i, b as u32);
-            flows[rev].set_rx(i, a as u32);
-        }
+        (host(Role::Initiator), host(Role::Responder), k as u16)
     }
 }
