@@ -143,6 +143,50 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     Ok(())
 }
 
+/// The source kinds with a host at each end of the VC (the sending host's data one way, the
+/// receiving host's frames the other), which run over one-way ABR above its two end systems.
+pub(crate) fn hosts_at_ends(k: SourceKind) -> bool {
+    matches!(k, SourceKind::Tcp | SourceKind::Xtpx | SourceKind::Workload)
+}
+
+/// What hosts over an ABR VC need (`hosts_at_ends`): one-way ABR (validated above), no VS/VD
+/// switch on the route (the receiving host's frames would end at the virtual source), one
+/// frame stream (no bundle of raw connections, each its own endpoint), and ideal hosts (the
+/// host model's send processing would hand frames to the adapter, where the ABR source paces
+/// them: docs/abr.md).
+fn validate_hosts_over_abr(p: &str, c: &ConnectionSpec, sc: &Scenario) -> Res<()> {
+    if !hosts_at_ends(c.source.kind) {
+        return Ok(());
+    }
+    let kind = format!("{:?}", c.source.kind).to_lowercase();
+    if c.source.bundle > 1 && c.source.kind != SourceKind::Workload {
+        return Err(ScenarioError::new(
+            format!("{p}.source.bundle"),
+            format!("bundles of {kind} connections over one ABR source are not supported: the ABR source paces one frame stream (a workload's connections share one host: use source.kind = \"workload\")"),
+        ));
+    }
+    let node = |n: &String| sc.nodes.iter().find(|x| &x.name == n);
+    for k in 1..c.route.len() - 1 {
+        if node(&c.route[k])
+            .and_then(|n| n.abr.as_ref())
+            .is_some_and(|a| a.vsvd)
+        {
+            return Err(ScenarioError::new(format!("{p}.route"), format!("{kind} over ABR through a VS/VD switch (\"{}\") is not supported: the receiving host's frames would end at the virtual source", c.route[k])));
+        }
+    }
+    for end in [c.route.first(), c.route.last()].into_iter().flatten() {
+        if let Some(i) = sc.nodes.iter().position(|x| &x.name == end) {
+            if sc.nodes[i].host.is_some() {
+                return Err(ScenarioError::new(
+                    format!("nodes[{i}].host"),
+                    format!("the host model does not apply to a host over an ABR VC (connection \"{}\" is {kind} over ABR): leave host out of node \"{end}\"", c.name),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `connections[i].abr` (`p` = "connections[i]"): given exactly for category "abr", its
 /// parameters, its source, a bidirectional connection's limits, and an ABR scheme at every port
 /// on the route.
@@ -171,6 +215,7 @@ pub(crate) fn validate_connection_abr(p: &str, c: &ConnectionSpec, sc: &Scenario
                 .map(|l| l.rate_mbps)
                 .unwrap_or(0.0);
             validate_abr(&format!("{p}.abr"), a, first_rate)?;
+            validate_hosts_over_abr(p, c, sc)?;
             if c.source.kind == SourceKind::Persistent && c.source.peak_mbps.is_some() {
                 return Err(ScenarioError::new(
                     format!("{p}.source.peak_mbps"),
@@ -179,14 +224,14 @@ pub(crate) fn validate_connection_abr(p: &str, c: &ConnectionSpec, sc: &Scenario
             }
             if c.bidirectional {
                 // both directions under ABR control, each end also the other's destination
-                if c.source.kind == SourceKind::Tcp
+                if hosts_at_ends(c.source.kind)
                     || c.reverse_source
                         .as_ref()
-                        .is_some_and(|r| r.kind == SourceKind::Tcp)
+                        .is_some_and(|r| hosts_at_ends(r.kind))
                 {
                     return Err(ScenarioError::new(
                         format!("{p}.bidirectional"),
-                        "TCP over ABR uses the reverse direction for its ACKs; a bidirectional ABR connection carries persistent, cbr, onoff, mpeg2 or none sources",
+                        "a tcp, xtpx or workload source over ABR uses the reverse direction for the receiving host's frames; a bidirectional ABR connection carries persistent, cbr, onoff, mpeg2 or none sources",
                     ));
                 }
                 let vsvd = c.route[1..c.route.len() - 1].iter().any(|n| {

@@ -87,7 +87,7 @@ pub(crate) fn validate_connection(
     validate_contract(p, c)?;
     validate_xtpx_connection(p, c)?;
     validate_connection_abr(p, c, sc)?;
-    validate_transports(p, c, sc)?;
+    validate_transports(p, c)?;
     validate_reverse_source(p, c)
 }
 
@@ -150,7 +150,7 @@ fn validate_route(
     Ok(())
 }
 
-/// What XTPX leaves out: a reverse source of XTPX data, ABR, any reverse source.
+/// What XTPX leaves out: a reverse source of XTPX data, any reverse source.
 fn validate_xtpx_connection(p: &str, c: &ConnectionSpec) -> Res<()> {
     if c.reverse_source
         .as_ref()
@@ -162,12 +162,6 @@ fn validate_xtpx_connection(p: &str, c: &ConnectionSpec) -> Res<()> {
         ));
     }
     if c.source.kind == SourceKind::Xtpx {
-        if c.abr.is_some() {
-            return Err(ScenarioError::new(
-                format!("{p}.abr"),
-                "XTPX paces itself by rate control; XTPX over ABR is not supported",
-            ));
-        }
         if c.reverse_source.is_some() {
             return Err(ScenarioError::new(
                 format!("{p}.reverse_source"),
@@ -178,9 +172,9 @@ fn validate_xtpx_connection(p: &str, c: &ConnectionSpec) -> Res<()> {
     Ok(())
 }
 
-/// What the TCP and workload sources ask of the connection: its reverse direction, bundles, a
-/// TSDU writer, ABR and VS/VD switches on the route.
-fn validate_transports(p: &str, c: &ConnectionSpec, sc: &Scenario) -> Res<()> {
+/// What the TCP and workload sources ask of the connection: its reverse direction, bundles and
+/// a TSDU writer (over ABR: `check_abr`).
+fn validate_transports(p: &str, c: &ConnectionSpec) -> Res<()> {
     let reverse_tcp = c
         .reverse_source
         .as_ref()
@@ -211,12 +205,6 @@ fn validate_transports(p: &str, c: &ConnectionSpec, sc: &Scenario) -> Res<()> {
         }
     }
     if c.source.kind == SourceKind::Workload {
-        if c.abr.is_some() {
-            return Err(ScenarioError::new(
-                format!("{p}.abr"),
-                "a workload runs over a plain (non-ABR) connection",
-            ));
-        }
         if c.reverse_source.is_some() {
             return Err(ScenarioError::new(
                 format!("{p}.reverse_source"),
@@ -242,25 +230,6 @@ fn validate_transports(p: &str, c: &ConnectionSpec, sc: &Scenario) -> Res<()> {
                 format!("{p}.reverse_source"),
                 "a TCP connection's reverse direction carries its ACKs, or TCP data of its own (reverse_source.kind = \"tcp\", not over ABR)",
             ));
-        }
-        if c.abr.is_some() && c.source.bundle > 1 {
-            return Err(ScenarioError::new(
-                format!("{p}.source.bundle"),
-                "bundles of TCP connections over one ABR source are not supported: the ABR source paces one frame stream",
-            ));
-        }
-        if c.abr.is_some() {
-            for k in 1..c.route.len() - 1 {
-                if sc
-                    .nodes
-                    .iter()
-                    .find(|n| n.name == c.route[k])
-                    .and_then(|n| n.abr.as_ref())
-                    .is_some_and(|a| a.vsvd)
-                {
-                    return Err(ScenarioError::new(format!("{p}.route"), format!("TCP over ABR through a VS/VD switch (\"{}\") is not supported: the ACKs would end at the virtual source", c.route[k])));
-                }
-            }
         }
     }
     Ok(())

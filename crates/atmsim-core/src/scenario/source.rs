@@ -28,11 +28,12 @@ pub enum SourceKind {
     Video,
     /// An XTPX connection (`source.xtpx`, seed 001 section 5.2): rate, window and error
     /// control, each switchable off; packets as AAL5 frames, status reports on the reverse
-    /// direction.
+    /// direction; over ABR the packets wait in the ABR source's queue.
     Xtpx,
     /// A workload script (`source.workload`, seed 001 section 13, SPIMS): bulk transfers and
     /// request-response over K transport connections bundled on the VC, an initiator at the
-    /// source and a responder at the destination (docs/workloads.md).
+    /// source and a responder at the destination (docs/workloads.md); over ABR the
+    /// initiator's frames wait in the ABR source's queue.
     Workload,
     /// Request-response echo (`source.echo`, `app/echo.rs`) over TCP, XTPX or UDP: the client
     /// at the source, the server at the destination.
