@@ -154,6 +154,14 @@ pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
         max_win,
         &format!(" (at least one MSS{why})"),
     )?;
+    if let Some(c) = t.mss_cluster_bytes {
+        if !(256..=65_536).contains(&c) || c.count_ones() != 1 {
+            return Err(ScenarioError::new(
+                format!("{p}.mss_cluster_bytes"),
+                format!("must be a power of two in 256..=65536 (the mbuf cluster, MCLBYTES), got {c}"),
+            ));
+        }
+    }
     if let Some(n) = t.tsdu_bytes {
         int_in("tsdu_bytes", n, 1, 1 << 30, "")?;
         if t.bytes.is_some() {

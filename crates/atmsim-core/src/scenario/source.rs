@@ -77,6 +77,17 @@ pub struct TcpSpec {
     pub recovery: TcpRecoverySpec,
     /// Delayed ACKs: every second segment or at the fast timer (default false).
     pub delayed_ack: bool,
+    /// With delayed ACKs on a host with a model (docs/hosts.md): the ACK of in-order data
+    /// leaves after the application's read, with the window the read freed, when the read
+    /// opened the window by two segments or half the buffer (default true, 4.3BSD: tcp_input
+    /// only flags the delayed ACK, the read's tcp_output sends it). False: every second segment
+    /// is acknowledged on arrival, before the read.
+    pub ack_at_read: bool,
+    /// 4.3BSD `tcp_mss`: an MSS above this many bytes (the mbuf cluster, MCLBYTES, a power of
+    /// two 256..=65536) is rounded down to a multiple of it, e.g. 9,148 to 8,192. Absent: the
+    /// MSS is `mss_bytes` as given.
+    #[schemars(range(min = 256, max = 65536))]
+    pub mss_cluster_bytes: Option<i64>,
     /// Fast-timer period of delayed ACKs, ms (> 0, default 200).
     #[schemars(range(min = 1e-3, max = 1e6))]
     pub delack_ms: f64,
@@ -119,6 +130,8 @@ impl Default for TcpSpec {
             window_scale: false,
             recovery: TcpRecoverySpec::Reno,
             delayed_ack: false,
+            ack_at_read: true,
+            mss_cluster_bytes: None,
             delack_ms: 200.0,
             nagle: true,
             timer_granularity_ms: 100.0,
@@ -138,11 +151,21 @@ impl TcpSpec {
         self.rto_min_ms.unwrap_or(2.0 * self.timer_granularity_ms)
     }
 
+    /// The MSS the connection uses: `mss_bytes`, rounded down to a multiple of
+    /// `mss_cluster_bytes` when above it (4.3BSD `tcp_mss`).
+    pub fn mss(&self) -> u32 {
+        let mss = self.mss_bytes as u32;
+        match self.mss_cluster_bytes {
+            Some(c) if mss > c as u32 => mss / c as u32 * c as u32,
+            _ => mss,
+        }
+    }
+
     /// The model's parameters.
     pub fn params(&self, start_s: f64) -> crate::transport::tcp::TcpParams {
         use crate::time::secs_to_ps;
         use crate::transport::tcp::{Recovery, TcpParams, Workload};
-        let mut p = TcpParams::new(self.mss_bytes as u32, self.window_bytes as u64);
+        let mut p = TcpParams::new(self.mss(), self.window_bytes as u64);
         p.recovery = match self.recovery {
             TcpRecoverySpec::None => Recovery::None,
             TcpRecoverySpec::Tahoe => Recovery::Tahoe,
@@ -150,6 +173,7 @@ impl TcpSpec {
             TcpRecoverySpec::Newreno => Recovery::NewReno,
         };
         p.delayed_ack = self.delayed_ack;
+        p.ack_at_read = self.ack_at_read;
         p.delack = secs_to_ps(self.delack_ms / 1e3);
         p.nagle = self.nagle;
         p.tick = secs_to_ps(self.timer_granularity_ms / 1e3);

@@ -430,3 +430,30 @@ fn text_and_tree_agree_on_documents() {
     }
     eprintln!("{n} documents agree");
 }
+
+/// 4.3BSD `tcp_mss` rounds an MSS above the mbuf cluster down to a multiple of it: seed 001's
+/// 9,148 B (MTU 9,188) and 9,140 B (MTU 9,180) both become 8,192 with any cluster of
+/// 1,024..=8,192 B; an MSS at or below the cluster stays; the cluster must be a power of two.
+#[test]
+fn mss_cluster_rounding_and_its_check() {
+    let tcp = |mss: i64, cluster: Option<i64>| TcpSpec {
+        mss_bytes: mss,
+        mtu_bytes: 9188,
+        mss_cluster_bytes: cluster,
+        ..TcpSpec::default()
+    };
+    for c in [1024, 2048, 4096, 8192] {
+        assert_eq!(tcp(9148, Some(c)).mss(), 8192, "cluster {c}");
+        assert_eq!(tcp(9140, Some(c)).mss(), 8192, "cluster {c}");
+    }
+    assert_eq!(tcp(9148, None).mss(), 9148);
+    assert_eq!(tcp(4096, Some(8192)).mss(), 4096);
+    assert_eq!(tcp(5000, Some(2048)).mss(), 4096);
+    let mut v = base_json();
+    v["connections"][0]["source"] = serde_json::json!({
+        "kind": "tcp", "tcp": {"mss_cluster_bytes": 3000}
+    });
+    let e = err(v);
+    assert_eq!(e.path, "connections[0].source.tcp.mss_cluster_bytes");
+    assert!(e.message.contains("power of two"), "{}", e.message);
+}

@@ -89,6 +89,15 @@ pub struct TcpParams {
     pub window: u64,
     pub recovery: Recovery,
     pub delayed_ack: bool,
+    /// With delayed ACKs, under an application that reads itself (`TcpReceiver::app_reads`):
+    /// an in-order segment only flags the delayed ACK, and the ACK leaves after the
+    /// application's read, with the window the read freed, when that opened the window by two
+    /// segments or half the buffer (4.3BSD: `tcp_input` sets TF_DELACK; the ACK goes out at the
+    /// next `tcp_output`, which the read's PRU_RCVD calls, by its window-update test; Stevens,
+    /// TCP/IP Illustrated vol. 2, sections 28.12 and 26.3; our paraphrase). False: every
+    /// second segment is acknowledged on arrival, before the read, with the unread data taken
+    /// off the window (the model before issue 26).
+    pub ack_at_read: bool,
     /// Fast-timer period of delayed ACKs.
     pub delack: SimDuration,
     pub nagle: bool,
@@ -114,6 +123,7 @@ impl TcpParams {
             window,
             recovery: Recovery::None,
             delayed_ack: false,
+            ack_at_read: true,
             delack: secs_to_ps(0.2),
             nagle: true,
             tick: secs_to_ps(0.1),

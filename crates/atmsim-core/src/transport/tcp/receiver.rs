@@ -224,7 +224,10 @@ impl TcpReceiver {
             return;
         }
         self.unacked_segments += 1;
-        if self.unacked_segments >= 2 {
+        // BSD: the ACK of in-order data waits for the application's read (`read`), unless the
+        // model acknowledges on arrival (`TcpParams::ack_at_read`)
+        let at_read = self.app_reads && self.p.ack_at_read;
+        if self.unacked_segments >= 2 && !at_read {
             self.ack(out);
         } else if self.delack_at.is_none() {
             // the 200 ms fast timer fires on its own clock
@@ -268,6 +271,34 @@ mod tests {
         r.on_segment(0, 560, 512, &mut out);
         assert_eq!(out.frames.last().unwrap().1, SegHdr::ack(2048));
         assert_eq!(r.rcv_nxt, 2048);
+    }
+
+    /// Under an application that reads itself (a host with a model) BSD acknowledges in-order
+    /// data after the read: two segments arrive, no ACK; the read of both frees 1,024 B, two
+    /// segments of window, and the ACK leaves with the whole buffer open. With `ack_at_read`
+    /// off the second segment is acknowledged on arrival, its window short of the unread data.
+    #[test]
+    fn bsd_acknowledges_after_the_read_with_the_window_it_freed() {
+        let mut p = params();
+        p.delayed_ack = true;
+        p.window = 4096;
+        for at_read in [true, false] {
+            p.ack_at_read = at_read;
+            let mut r = TcpReceiver::new(p.clone());
+            r.app_reads = true;
+            let mut out = Out::default();
+            r.on_segment(secs_to_ps(0.05), 560, 0, &mut out);
+            r.on_segment(secs_to_ps(0.06), 560, 512, &mut out);
+            if at_read {
+                assert!(out.frames.is_empty(), "tcp_input only flags the delayed ACK");
+                r.read(secs_to_ps(0.07), 1024, &mut out);
+                assert_eq!(out.frames, vec![(48, SegHdr::ack_window(1024, 4096))]);
+                assert_eq!(r.window_updates, 1);
+            } else {
+                assert_eq!(out.frames, vec![(48, SegHdr::ack_window(1024, 4096 - 1024))]);
+            }
+            assert_eq!(r.next_timer(), None, "the ACK cancels the delayed ACK");
+        }
     }
 
     #[test]
