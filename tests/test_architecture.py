@@ -741,3 +741,235 @@ def test_file_graph_on_synthetic_crate(tmp_path: Path) -> None:
     used = base["m/mod.rs"] + "fn h(_: Thing) {}\n"
     graph = crate(base | {"m/mod.rs": used, "m/b.rs": "pub struct Thing;\n"})
     assert graph["m/mod.rs"] == {"m/b.rs"}
+
+
+# --- layers (issue 32): no dependency that layers.json forbids -------------------------------------
+
+import json  # noqa: E402 - this block keeps its own imports
+from typing import NamedTuple  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+#: the rules beside DESIGN.md (the repository is cloned with ../shared/ beside it)
+SHARED_LAYERS = REPO.parent / "shared" / "layers.json"
+#: a byte copy of them, used when ../shared/ is absent
+LAYERS_COPY = REPO / "tests" / "data" / "layers.json"
+
+
+def layer_rules() -> dict:
+    path = SHARED_LAYERS if SHARED_LAYERS.exists() else LAYERS_COPY
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def part_of(rel: str, parts: dict) -> str | None:
+    """The part a file (path relative to the repository) belongs to: the one with the longest
+    matching `is` prefix (`host/mod.rs` is HostFace, the other files of `host/` are Host)."""
+    best: tuple[int, str | None] = (-1, None)
+    for name, part in parts.items():
+        for prefix in part["is"]:
+            matches = rel == prefix or (prefix.endswith("/") and rel.startswith(prefix))
+            if matches and len(prefix) > best[0]:
+                best = (len(prefix), name)
+    return best[1]
+
+
+class Use(NamedTuple):
+    file: Path  # the file that uses
+    target: Path  # the file that defines what it names
+    name: str  # the path as written (a `use` tree's leaf with its path)
+
+
+class CrateUses(RustFiles):
+    """What every file of the crate names from other files: each path of a `use` (nested braces
+    and aliases included), each path written in the code (`crate::a::B`, `super::x::f`, a path
+    through a module or item a `use` brought in), and the names a glob `use` brings in that the
+    code mentions, each resolved through re-exports (`pub use`, globs included) to the file that
+    defines it: a re-export through a face does not hide where the item lives."""
+
+    def __init__(self, src: Path) -> None:
+        super().__init__(src)
+        self._uses = {f: RustFiles.uses(self, f) for f in self.code}
+        self._items = {m: RustFiles.items(self, m) for m in self.file}
+        self._exports: dict[Module, dict[str, Path]] = {}
+
+    def uses(self, f: Path) -> list[tuple[bool, Module, str]]:
+        return self._uses[f]
+
+    def items(self, module: Module) -> set[str]:
+        return self._items[module]
+
+    def exports(self, module: Module, seen: frozenset = frozenset()) -> dict[str, Path]:
+        """name -> defining file, for every item a glob of `module` may bring in (its modules
+        left out: a local variable named as one is no use of it)."""
+        if module in self._exports:
+            return self._exports[module]
+        if module in seen or module not in self.file:
+            return {}
+        seen |= {module}
+        f = self.file[module]
+        out = {name: f for name in self.items(module) if module + (name,) not in self.file}
+        for public, path, bound in self.uses(f):
+            if not public:
+                continue
+            if bound == "*":
+                target = self.resolve(module, path)
+                if target is not None:
+                    out = self.exports(self.module[target], seen) | out
+            elif (target := self.resolve(module, path)) is not None:
+                out.setdefault(bound, target)
+        self._exports[module] = out
+        return out
+
+    def named(self, f: Path) -> list[Use]:
+        module, code = self.module[f], self.code[f]
+        rest = _USE.sub(" ", code)
+        words = set(re.findall(r"[A-Za-z_]\w*", rest))
+        bound: dict[str, Module] = {}
+        found: list[Use] = []
+
+        def add(path: Module, written: str) -> None:
+            target = self.resolve(module, path)
+            if target is not None and target != f:
+                found.append(Use(f, target, written))
+
+        for _, path, name in self.uses(f):
+            if name == "*":
+                target = self.resolve(module, path)
+                if target is not None:
+                    for w, t in sorted(self.exports(self.module[target]).items()):
+                        if w in words and t != f:
+                            found.append(Use(f, t, "::".join(path + (w,))))
+            else:
+                bound[name] = path
+                add(path, "::".join(path))
+        children = {m[-1] for m in self.file if m[:-1] == module}
+        for p in sorted(set(_PATH.findall(rest))):
+            segs = tuple(p.split("::"))
+            if segs[0] in ("crate", "super", "self") or segs[0] in children:
+                add(segs, p)
+            elif segs[0] in bound:
+                add(bound[segs[0]] + segs[1:], p)
+        return found
+
+
+class Crossing(NamedTuple):
+    file: str
+    target: str
+    name: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.file} -> {self.target} ({self.name}): {self.rule}"
+
+
+def layer_crossings(src: Path, root: Path, rules: dict) -> list[Crossing]:
+    """Every use (see CrateUses) from a file of one part to a file of another that a rule of
+    `never` forbids, the files named relative to `src`. The rules name files relative to `root`
+    (the repository)."""
+    crate = CrateUses(src)
+    never = {(a, b): f"{a} -> {b}: {why}" for a, b, why in rules["never"]}
+
+    def part(f: Path) -> str | None:
+        return part_of(f.relative_to(root).as_posix(), rules["parts"])
+
+    def rel(f: Path) -> str:
+        return f.relative_to(src).as_posix()
+
+    out = set()
+    for f in crate.code:
+        for u in crate.named(f):
+            rule = never.get((part(f), part(u.target)))
+            if rule:
+                out.add(Crossing(rel(f), rel(u.target), u.name, rule))
+    return sorted(out)
+
+
+def test_layers_copy_is_the_shared_file() -> None:
+    """tests/data/layers.json is a byte copy of ../shared/layers.json (used when ../shared/ is
+    not beside the repository); copy it again when the shared file changes."""
+    if not SHARED_LAYERS.exists():
+        pytest.skip(f"{SHARED_LAYERS} absent: the copy is the only version here")
+    assert LAYERS_COPY.read_bytes() == SHARED_LAYERS.read_bytes(), (
+        f"{LAYERS_COPY.relative_to(REPO)} differs from {SHARED_LAYERS}: copy it again")
+
+
+def test_no_forbidden_layer_crossing() -> None:
+    """No file of the core uses a file of a part that `layers.json` (../shared/, or the copy in
+    tests/data/) says its part must never reach (DESIGN.md, "Layers that must not be crossed").
+    Each file's part is the longest matching prefix of the rules; each name a file uses
+    (`use crate::...` trees, inline paths, names brought in by globs) is resolved through
+    re-exports to the file that defines it. Test code is left out: `#[cfg(test)]` modules inside
+    files, and the files that only a `#[cfg(test)] mod` declares (the `*_tests.rs` and
+    `tests.rs` files, compiled into tests only; checked below to be all that is left out)."""
+    rules = layer_rules()
+    root = REPO
+    for part in rules["parts"].values():
+        for prefix in part["is"]:
+            assert (root / prefix).exists(), f"layers.json names {prefix}, which is not in the tree"
+    crate = CrateUses(SRC)
+    walked = set(crate.code)
+    left_out = sorted(
+        f.relative_to(SRC).as_posix() for f in SRC.rglob("*.rs")
+        if f not in walked and f.relative_to(SRC).parts[0] != "bin"
+    )
+    assert all(f.endswith(("/tests.rs", "_tests.rs")) for f in left_out), left_out
+    # the checker sees the uses it should (allowed edges, through a glob and re-exports)
+    forward = crate.named(SRC / "sim" / "forward.rs")
+    engine = {(u.target.relative_to(SRC).as_posix(), u.name) for u in forward}
+    assert {("net/category.rs", "crate::net::Category"), ("wire/cell.rs", "crate::wire::Cell")} <= engine
+    crossings = layer_crossings(SRC, root, rules)
+    assert not crossings, f"{len(crossings)} forbidden dependencies:\n" + "\n".join(map(str, crossings))
+
+
+def test_layer_checker_on_synthetic_crate(tmp_path: Path) -> None:
+    """The checker finds a crossing hidden behind a face's re-export, in nested use braces, in an
+    inline path, through a module or a glob a `use` brought in and in a relative path, and
+    nothing where the rules allow the edge or where only a comment, a string or a test (an
+    inline `#[cfg(test)]` module, a file only a `#[cfg(test)] mod` declares) names it."""
+    rules = {
+        "parts": {
+            "Engine": {"is": ["src/sim/"]},
+            "Face": {"is": ["src/tr/mod.rs"]},
+            "Impl": {"is": ["src/tr/"]},
+        },
+        "never": [["Engine", "Impl", "the engine calls the face only"]],
+    }
+    files = {
+        "lib.rs": "pub mod sim;\npub mod tr;\n",
+        "tr/mod.rs": "mod tcp;\npub use tcp::*;\npub trait Hooks { fn go(&self); }\n",
+        "tr/tcp.rs": "pub struct Sender;\npub fn helper() {}\n",
+        "sim/mod.rs": "mod run;\n#[cfg(test)]\nmod run_tests;\n",
+        # allowed: the face's own trait
+        "sim/run.rs": "use crate::{tr::{Hooks}};\n// crate::tr::Sender in a comment\n"
+        "const S: &str = \"crate::tr::Sender\";\npub fn f(_: &dyn Hooks) {}\n"
+        "#[cfg(test)]\nmod tests {\n    use crate::tr::Sender;\n}\n",
+        "sim/run_tests.rs": "use crate::tr::Sender;\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / name).write_text(text)
+
+    def crossings() -> list[str]:
+        return [str(c) for c in layer_crossings(tmp_path / "src", tmp_path, rules)]
+
+    assert crossings() == []
+    rule = "Engine -> Impl: the engine calls the face only"
+    # a struct re-exported by the face, in nested braces: it resolves to tr/tcp.rs
+    (tmp_path / "src/sim/run.rs").write_text("use crate::{tr::{Hooks, Sender as S}};\nfn g(_: S) {}\n")
+    assert crossings() == [f"sim/run.rs -> tr/tcp.rs (crate::tr::Sender): {rule}"]
+    # an inline path, a path through a module a use brought in, a glob
+    (tmp_path / "src/sim/run.rs").write_text(
+        "use crate::tr;\nuse crate::tr::*;\n"
+        "fn g() { crate::tr::helper(); tr::helper(); let _ = Sender; }\n")
+    assert crossings() == [
+        f"sim/run.rs -> tr/tcp.rs (crate::tr::Sender): {rule}",
+        f"sim/run.rs -> tr/tcp.rs (crate::tr::helper): {rule}",
+        f"sim/run.rs -> tr/tcp.rs (tr::helper): {rule}",
+    ]
+    # a relative path from a file of the engine's own folder
+    (tmp_path / "src/sim/run.rs").write_text("use super::super::tr::Sender;\nfn g(_: Sender) {}\n")
+    assert crossings() == [f"sim/run.rs -> tr/tcp.rs (super::super::tr::Sender): {rule}"]
+    assert part_of("src/tr/mod.rs", rules["parts"]) == "Face"
+    assert part_of("src/tr/tcp.rs", rules["parts"]) == "Impl"
+    assert part_of("src/other.rs", rules["parts"]) is None

@@ -13,7 +13,8 @@
 //! - [`rng`]: per-component random streams from (seed, stable name).
 //! - [`wire`]: the `Copy` [`wire::Cell`] and its header bits ([`wire::cell`]), the I.361 header
 //!   codec ([`wire::header`]), AAL5 (I.363.5) framing and reassembly ([`wire::aal5`]).
-//! - [`net`]: output ports ([`net::port`]) with their per-category [`net::Queue`]
+//! - [`net`]: the TM 4.0 service categories ([`net::Category`]), nodes and their kinds
+//!   ([`net::node`]), output ports ([`net::port`]) with their per-category [`net::Queue`]
 //!   (`admit() -> Result<(), DropReason>`), the per-port [`net::Scheduler`] (extension point:
 //!   strict priority and the others of [`net::sched`]), frame discard (EPD/PPD,
 //!   [`net::discard`]), the directed [`net::Link`] with its impairments ([`net::impair`]), flows

@@ -152,9 +152,7 @@ impl Builder<'_> {
         CallClass {
             name: c.name.clone(),
             contract,
-            source: c.source.clone(),
-            first_link_mbps: link_mbps[&(ids[0], ids[1])],
-            make_source: source_app,
+            make_source: call_source(c.source.clone(), link_mbps[&(ids[0], ids[1])]),
             rate_per_s: spec.arrival_rate_per_s,
             holding_mean_s: spec.holding_s,
             exponential: spec.holding == HoldingSpec::Exponential,
@@ -176,4 +174,17 @@ impl Builder<'_> {
             max_active: 0,
         }
     }
+}
+
+/// A call's source: the class's `source` with the call's start and stop times (converted to
+/// seconds in the spec and back to ps by [`source_app`], as a connection's are).
+fn call_source(source: SourceSpec, first_link_mbps: f64) -> CallSource {
+    Box::new(move |start: SimTime, stop: SimTime| {
+        let spec = SourceSpec {
+            start_s: ps_to_secs(start),
+            stop_s: Some(ps_to_secs(stop)),
+            ..source.clone()
+        };
+        source_app(&spec, first_link_mbps)
+    })
 }

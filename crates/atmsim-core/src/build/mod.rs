@@ -386,7 +386,7 @@ impl Simulation {
             } else if on
                 && carries
                 && p.may_defer()
-                && sim.nodes[p.node as usize].kind == crate::scenario::NodeKind::Switch
+                && sim.nodes[p.node as usize].kind == crate::net::NodeKind::Switch
             {
                 // deferred departures (`sim/defer.rs`) where they cannot be computed, at a
                 // switch port that carries flows (a port without any needs neither; a host's

@@ -5,7 +5,9 @@ use crate::cac::PortCac;
 use crate::metrics::PortStats;
 use crate::net::*;
 use crate::rng::stream;
-use crate::scenario::{DiscardSpec, LinkSpec, NodeKind, Scenario};
+use crate::scenario::{
+    DiscardSpec, LinkSpec, NodeKind, NodeSpec, PerClass, Scenario, SchedulerSpec,
+};
 use crate::time::*;
 
 /// The port of node `from` towards node `to` on link `l` (propagation delay `prop` ps; a cell
@@ -78,7 +80,7 @@ pub(crate) fn build(
                 .map(|v| v as u32)
                 .unwrap_or(NONE),
         ),
-        sched: match ClassSched::from_spec(spec, order) {
+        sched: match class_sched(spec, order) {
             Some(s) => Scheduler::Class(s),
             None => Scheduler::Strict(order),
         },
@@ -118,4 +120,34 @@ pub(crate) fn build(
         hp_mark: 0,
         stats: PortStats::default(),
     }
+}
+
+/// The scheduler of a node's ports beyond plain strict priority in `order` (WRR, minimum or
+/// maximum rates per category), or `None` when the node asks for none of them.
+fn class_sched(n: &NodeSpec, order: [u8; 5]) -> Option<Box<ClassSched>> {
+    let wrr = n.scheduler == SchedulerSpec::Wrr;
+    if !wrr && n.class_min_mbps.is_none() && n.class_max_mbps.is_none() {
+        return None;
+    }
+    let per_category = |r: &Option<PerClass<f64>>| {
+        let mut v = [None; 5];
+        if let Some(r) = r {
+            for (c, x) in r.entries() {
+                v[c as usize] = x;
+            }
+        }
+        v
+    };
+    let weights = n
+        .class_weights
+        .clone()
+        .unwrap_or_default()
+        .cells_per_round();
+    Some(Box::new(ClassSched::new(
+        order,
+        wrr,
+        weights,
+        per_category(&n.class_min_mbps),
+        per_category(&n.class_max_mbps),
+    )))
 }

@@ -4,9 +4,9 @@ use crate::host::{Sar, Shaper};
 use crate::metrics::probe::{ColumnDecl, TableDecl, FLOW_KEY};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
+use crate::net::Category;
 use crate::net::NONE;
 use crate::policing::Upc;
-use crate::scenario::Category;
 use crate::time::*;
 use crate::wire::CELL_PAYLOAD;
 

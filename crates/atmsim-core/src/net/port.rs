@@ -267,7 +267,7 @@ impl Port {
     /// ABR apart, which ERICA reads).
     #[inline(always)]
     fn count_start(&mut self, cls: usize) {
-        if cls < crate::scenario::Category::Abr as usize {
+        if cls < crate::net::Category::Abr as usize {
             self.hp_tx += 1;
         }
         self.stats.tx_cells += 1;

@@ -104,39 +104,31 @@ pub struct ClassSched {
 }
 
 impl ClassSched {
-    pub(crate) fn from_spec(
-        n: &crate::scenario::NodeSpec,
+    /// A scheduler serving the categories in strict-priority `order` (or by WRR with `weights`,
+    /// cells per round, when `wrr`), each category held to its maximum rate and served first
+    /// below its minimum rate, Mb/s (`None`: no limit, no guarantee; index = `Category as usize`).
+    /// A rate becomes the interval of one cell at that rate, rounded up to whole picoseconds.
+    pub(crate) fn new(
         order: [u8; 5],
-    ) -> Option<Box<ClassSched>> {
-        let wrr = n.scheduler == crate::scenario::SchedulerSpec::Wrr;
-        if !wrr && n.class_min_mbps.is_none() && n.class_max_mbps.is_none() {
-            return None;
-        }
-        let interval = |r: &Option<crate::scenario::PerClass<f64>>| {
-            let mut t = [0; 5];
-            if let Some(r) = r {
-                for (c, v) in r.entries() {
-                    t[c as usize] = v.map(|v| CELL_BIT_PS.div_ceil(mbps_to_bps(v))).unwrap_or(0);
-                }
-            }
-            t
+        wrr: bool,
+        weights: [u32; 5],
+        min_mbps: [Option<f64>; 5],
+        max_mbps: [Option<f64>; 5],
+    ) -> ClassSched {
+        let interval = |r: [Option<f64>; 5]| {
+            r.map(|v| v.map(|v| CELL_BIT_PS.div_ceil(mbps_to_bps(v))).unwrap_or(0))
         };
-        let weights = n
-            .class_weights
-            .clone()
-            .unwrap_or_default()
-            .cells_per_round();
-        Some(Box::new(ClassSched {
+        ClassSched {
             order,
             wrr,
             weights,
             quota: weights,
             cursor: 0,
-            min_t: interval(&n.class_min_mbps),
+            min_t: interval(min_mbps),
             min_tat: [0; 5],
-            max_t: interval(&n.class_max_mbps),
+            max_t: interval(max_mbps),
             max_tat: [0; 5],
-        }))
+        }
     }
 
     #[inline]

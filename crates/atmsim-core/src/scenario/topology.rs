@@ -8,15 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{AbrSchemeSpec, CacSpec, Category, FabricSpec, HostSpec};
 
-/// Kind of node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum NodeKind {
-    /// An end system: sources and sinks of connections, one output port per link.
-    Host,
-    /// An output-buffered switch.
-    Switch,
-}
+/// The kinds of node are the model's (`net/node.rs`, with their file names and schema).
+pub use crate::net::NodeKind;
 
 /// A value per service category (buffer limits in cells, rates in Mb/s; each in
 /// [0, 4294967295], the key using the table may ask for more, e.g. buffers >= 1). A category

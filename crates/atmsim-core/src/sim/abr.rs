@@ -2,7 +2,7 @@
 //! coupling of a VS/VD switch's two segments.
 
 use crate::engine::Event;
-use crate::scenario::Category;
+use crate::net::Category;
 use crate::sim::*;
 use crate::time::*;
 use crate::wire::Cell;

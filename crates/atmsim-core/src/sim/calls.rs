@@ -8,7 +8,6 @@ use crate::engine::Event;
 use crate::host::AnySource;
 use crate::policing::Contract;
 use crate::rng::Rng;
-use crate::scenario::SourceSpec;
 use crate::sim::*;
 use crate::time::*;
 use rand_distr::{Distribution, Exp};
@@ -131,12 +130,7 @@ impl Simulation {
         cls.max_active = cls.max_active.max(cls.active);
         let end = now + secs_to_ps(hold_s).max(1);
         let e = cls.slots[slot as usize].1;
-        let spec = SourceSpec {
-            start_s: ps_to_secs(now),
-            stop_s: Some(ps_to_secs(end)),
-            ..cls.source.clone()
-        };
-        let app = (cls.make_source)(&spec, cls.first_link_mbps);
+        let app = (cls.make_source)(now, end);
         let ep = &mut self.endpoints[e as usize];
         ep.app = app;
         ep.timer_at = None;
@@ -166,11 +160,9 @@ impl Simulation {
 pub struct CallClass {
     pub name: String,
     pub(crate) contract: Contract,
-    pub(crate) source: SourceSpec,
-    pub(crate) first_link_mbps: f64,
-    /// Builds a call's source from `source` with its start and stop times and the first link's
-    /// rate (the builder's conversion, kept here so the engine does not depend on the builder).
-    pub(crate) make_source: fn(&SourceSpec, f64) -> AnySource,
+    /// Builds a call's source, starting and stopping at the given times (made by the builder,
+    /// which knows the class's source; the engine depends on neither).
+    pub(crate) make_source: CallSource,
     pub(crate) rate_per_s: f64,
     pub(crate) holding_mean_s: f64,
     pub(crate) exponential: bool,
@@ -197,6 +189,9 @@ pub struct CallClass {
     pub(crate) active: u32,
     pub(crate) max_active: u32,
 }
+
+/// A call's source from its start and stop times, ps.
+pub type CallSource = Box<dyn Fn(SimTime, SimTime) -> AnySource + Send + Sync>;
 
 /// Batches of the measurement window for the confidence interval of a call class's blocking.
 pub const CALL_BATCHES: usize = 20;

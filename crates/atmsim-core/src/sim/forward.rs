@@ -6,7 +6,6 @@ use crate::engine::Event;
 use crate::metrics::*;
 use crate::net::*;
 use crate::policing::UpcOutcome;
-use crate::scenario::Category;
 use crate::sim::*;
 use crate::time::*;
 use crate::wire::{Cell, H_CLP, H_ERR, H_MIS};
