@@ -59,7 +59,7 @@ CASES = [
     ("efci-without-thresholds", switch_abr(scheme="efci"), "nodes[1].abr.high_cells", ["required"]),
     ("bidirectional-tcp-over-abr",
      lambda d: d["connections"][0].update(bidirectional=True, source={"kind": "tcp"}),
-     "connections[0].bidirectional", ["ACKs"]),
+     "connections[0].bidirectional", ["receiving host's frames"]),
     ("bidirectional-through-vsvd",
      lambda d: (d["nodes"][1]["abr"].update(vsvd=True), d["connections"][0].update(bidirectional=True)),
      "connections[0].bidirectional", ["VS/VD"]),

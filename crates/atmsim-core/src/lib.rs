@@ -22,11 +22,11 @@
 //!   [`net::AnyFabric`] extension point and its [`net::Fabric`] hooks; output-buffered, and the
 //!   credit-based input/output-buffered fabric of seed 004's Cisco Hyperswitch).
 //! - [`host`]: what sits at the ends of a flow: the endpoint and its [`host::AnySource`] enum
-//!   (a cell-level application, an ABR source or destination, or a [`host::Host`]: one
-//!   application over its sockets, [`host::Socket`], each over a transport end) with the hooks
-//!   the engine calls; the host model's CPU ([`host::cpu`], processing costs, buffers, system
-//!   calls, docs/hosts.md); per-VC segmentation and reassembly ([`host::Sar`]); the source
-//!   shaper ([`host::Shaper`], I.371).
+//!   (a cell-level application, a [`host::Host`]: one application over its sockets,
+//!   [`host::Socket`], each over a transport end, or either above a VC end's ABR rate control,
+//!   [`host::abr_end`]) with the hooks the engine calls; the host model's CPU ([`host::cpu`],
+//!   processing costs, buffers, system calls, docs/hosts.md). A VC's segmentation and
+//!   reassembly ([`wire::Sar`]) and source shaper ([`net::Shaper`], I.371) belong to its flow.
 //! - [`app`]: the [`app::Application`] hooks, the [`app::Ctx`] a cell-level application sees and
 //!   the [`app::Io`] an application over sockets sees; every model listed once in
 //!   [`app::AnyApp`]. On cells: CBR (also persistent, [`app::cbr`]), ON-OFF ([`app::onoff`],

@@ -2,7 +2,7 @@
 
 use crate::build::*;
 use crate::host::AnySource;
-use crate::host::Sar;
+use crate::wire::Sar;
 use crate::metrics::BlockCounter;
 use crate::metrics::*;
 use crate::net::*;

@@ -1,6 +1,7 @@
 //! A flow: one direction of a VC (or of one ABR segment) along a static route.
 
-use crate::host::{Sar, Shaper};
+use super::Shaper;
+use crate::wire::Sar;
 use crate::metrics::probe::{ColumnDecl, TableDecl, FLOW_KEY};
 use crate::metrics::BlockCounter;
 use crate::metrics::*;

@@ -10,6 +10,7 @@ pub mod node;
 pub mod port;
 pub mod queue;
 pub mod sched;
+pub mod shaper;
 pub mod switch;
 
 pub use category::*;
@@ -21,6 +22,7 @@ pub use node::*;
 pub use port::*;
 pub use queue::*;
 pub use sched::*;
+pub use shaper::Shaper;
 pub use switch::{AnyFabric, Arrival, Fabric, FabricAsks, Forward, Wake};
 
 /// "No index": an absent port, flow or endpoint in the `u32` handles of the arenas.

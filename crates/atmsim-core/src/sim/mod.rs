@@ -34,7 +34,9 @@ mod piggyback_tests;
 mod workload_tests;
 
 pub use crate::host::endpoint::EndpointHooks;
-pub use crate::host::{Endpoint, Sar, Shaper};
+pub use crate::host::Endpoint;
+pub use crate::net::Shaper;
+pub use crate::wire::Sar;
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use calls::{CallClass, CallSource, CALL_BATCHES};

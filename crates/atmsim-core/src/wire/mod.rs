@@ -10,12 +10,15 @@
 //! that matter to the models ([`cell`]). The byte-level I.361 header codec ([`header`]) is not on
 //! the simulation path: it pins down what the `H_*` bits stand for in a real header and is
 //! round-trip tested against the standard (I.432's HEC example). AAL5 framing and reassembly are
-//! in [`aal5`]. LLC/SNAP is only its header length ([`LLC_SNAP`]), kept with AAL5.
+//! in [`aal5`], one VC direction's segmentation and reassembly state in [`sar`]. LLC/SNAP is only
+//! its header length ([`LLC_SNAP`]), kept with AAL5.
 
 pub mod aal5;
 pub mod cell;
 pub mod header;
+pub mod sar;
 
 pub use aal5::*;
 pub use cell::*;
 pub use header::*;
+pub use sar::Sar;

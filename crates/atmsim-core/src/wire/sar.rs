@@ -1,4 +1,5 @@
-//! Segmentation and reassembly of one VC direction at the hosts (AAL5, ITU-T I.363.5).
+//! Segmentation and reassembly of one VC direction at its two ends (AAL5, ITU-T I.363.5); the
+//! VC's flow (`crate::net::Flow`) holds it, so the network needs nothing of the hosts.
 //!
 //! The sending host numbers every cell of the flow (the receiver detects lost cells from the
 //! gaps: SECBR) and cuts an application's stream into fixed-size AAL5 frames (`source.
@@ -11,7 +12,7 @@
 //! sharing the VC never interleave (AAL5 has no multiplexing identifier). An ABR source paces a
 //! transport's frames cell by cell at ACR from its own queue ([`crate::abr::FrameQueue`]).
 
-use crate::wire::{aal5_cells, FrameEvent, Reassembler};
+use super::{aal5_cells, FrameEvent, Reassembler};
 
 /// Segmentation and reassembly state of one flow.
 #[derive(Clone, Debug, Default)]
