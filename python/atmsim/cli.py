@@ -756,6 +756,10 @@ def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
     """Run SQL over the study in DIRECTORY: the view 'runs' (one row per run) and one view per
     series (ports, connections, abr_sources, abr_ports, tcp; with a run_id column).
 
+    SQL is one read-only query (SELECT, WITH ... SELECT, DESCRIBE, SHOW); anything else (COPY,
+    ATTACH, INSTALL, SET, several statements) is refused, and the query reads no file outside
+    the study's tables (docs/study.md).
+
     \b
     Example:
       atmsim results query results/sweep/demo "SELECT status, count(*) FROM runs GROUP BY status"

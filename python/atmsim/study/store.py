@@ -21,7 +21,9 @@ again skips the runs whose row exists.
 
 ``query(DIR, SQL)`` runs DuckDB over the files: the view ``runs`` is the run table, and each
 series (``ports``, ``connections``, ``abr_sources``, ``abr_ports``, ``tcp``) is a view with a
-``run_id`` column, e.g. ``SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id``.
+``run_id`` column, e.g. ``SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id``. The
+query is one read-only statement and the connection reads nothing but the study's tables
+(``connect``, ``query``).
 """
 
 from __future__ import annotations
@@ -296,18 +298,52 @@ def read_study(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def _sql_path(p: Path) -> str:
-    return "'" + str(p).replace("'", "''") + "'"
+    return _sql_text(str(p))
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+#: what ``query`` runs: one statement of these kinds (SELECT covers WITH ... SELECT, FROM ...,
+#: VALUES, TABLE, DESCRIBE, SHOW and SUMMARIZE, which DuckDB parses as queries)
+_READ_ONLY = ("SELECT",)
 
 
 def connect(directory: str | os.PathLike[str]) -> Any:
-    """A DuckDB connection with the views ``runs`` and one per series name (see the module
-    docstring). Raises ``ScenarioError`` if ``directory`` is not a study."""
+    """A locked-down DuckDB connection with the views ``runs`` and one per series name (see the
+    module docstring). Raises ``ScenarioError`` if ``directory`` is not a study.
+
+    The connection reads only the study's tables: the views are made first, then DuckDB's
+    external access is turned off except for ``runs.parquet`` and the ``series/`` folder
+    (``allowed_paths``, ``allowed_directories``: no other file, directory listing, ATTACH,
+    COPY or EXPORT outside them), extensions are neither installed nor loaded (autoinstall,
+    autoload and community extensions off) and the configuration is locked, so a query cannot
+    turn any of this back on. Writing is refused before execution by ``query`` (one read-only
+    statement only), since DuckDB would let COPY write into an allowed folder."""
     import duckdb
 
     d = Path(directory)
     if read_study(d) is None:
         raise ScenarioError(str(directory), "", f"not a study directory (no {STUDY_FILE})")
-    con = duckdb.connect(":memory:")
+    d = d.resolve()  # DuckDB compares the allowed paths with the files' resolved paths
+    con = duckdb.connect(":memory:", config={
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False, "allow_community_extensions": False,
+    })
+    try:
+        _create_views(con, d)
+        con.execute(f"SET allowed_paths = [{_sql_path(d / RUNS_FILE)}]")
+        con.execute(f"SET allowed_directories = [{_sql_text(str(d / SERIES) + os.sep)}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _create_views(con: Any, d: Path) -> None:
+    """The view ``runs`` (``runs.parquet`` and the pending rows) and one view per series."""
     con.execute("SET enable_progress_bar = false")
     store = Store(d)
     pending, _ = store.pending_table()
@@ -340,18 +376,53 @@ def connect(directory: str | os.PathLike[str]) -> Any:
             f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet({_sql_path(series / "run_id=*" / (name + ".parquet"))}, '
             "hive_partitioning=true, union_by_name=true)"
         )
-    return con
+
+
+def _check_read_only(con: Any, directory: str | os.PathLike[str], sql: str) -> None:
+    """``sql`` must be exactly one read-only query; anything else is refused before it runs."""
+    import duckdb
+
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise ScenarioError(str(directory), "", f"query failed: {_duckdb_message(e)}") from None
+    if not statements:
+        raise ScenarioError(str(directory), "", "no SQL statement given; e.g. 'SELECT * FROM runs'")
+    kinds = [str(s.type).rsplit(".", 1)[-1] for s in statements]
+    if len(kinds) != 1 or kinds[0] not in _READ_ONLY:
+        shown = ", ".join(dict.fromkeys(k for k in kinds if k not in _READ_ONLY)) or f"{len(kinds)} statements"
+        raise ScenarioError(
+            str(directory), "",
+            f"refused: results query runs one read-only query (SELECT, WITH ... SELECT, DESCRIBE, SHOW), not {shown}",
+        )
+
+
+def _duckdb_message(e: Exception) -> str:
+    """DuckDB's message on one line: its first line, and the hints that follow it ("Candidate
+    bindings", "Did you mean"); never the quoted SQL with its caret, nor the lines DuckDB quotes
+    from a file it read ("Original Line", the reader's options), so no file's contents show."""
+    lines = str(e).splitlines()
+    keep = lines[:1]
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        if line.startswith(("Candidate bindings", "Did you mean")):
+            keep.append(line)
+    return " ".join(" ".join(keep).split())
 
 
 def query(directory: str | os.PathLike[str], sql: str) -> pd.DataFrame:
-    """Run ``sql`` over the study in ``directory`` (DuckDB; see the module docstring)."""
+    """Run ``sql``, one read-only query, over the study in ``directory`` (DuckDB, locked down:
+    see ``connect``; the module docstring lists the views). Anything but one SELECT (COPY,
+    ATTACH, INSTALL, SET, PRAGMA, several statements, ...) is refused (``ScenarioError``)."""
     import duckdb
 
     con = connect(directory)
     try:
+        _check_read_only(con, directory, sql)
         return con.execute(sql).df()
     except duckdb.Error as e:
-        raise ScenarioError(str(directory), "", f"query failed: {' '.join(str(e).split())}") from None
+        raise ScenarioError(str(directory), "", f"query failed: {_duckdb_message(e)}") from None
     finally:
         con.close()
 
