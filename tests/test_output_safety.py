@@ -321,3 +321,57 @@ def test_sweep_keeps_a_users_points_and_report(scenario_file: Path, tmp_path: Pa
     assert (d / "report.md").read_text() == "my report" and (d / "points.csv").is_file()
     capsys.readouterr()
     assert main(args) == 0  # ours now
+
+
+# ------------------------------------------------------------------------------- plot, report
+
+
+def test_plot_never_overwrites_a_users_file(scenario_file: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["run", str(scenario_file), "--out", str(out), "-q"]) == 0
+    outside = tmp_path / "outside.png"
+    outside.write_text("outside")
+    (out / "queues.png").symlink_to(outside)
+    (out / "utilization.png").write_text("my own picture")
+    before = _tree(out)
+    _refused(capsys, main(["plot", str(out)]), "png")
+    assert _tree(out) == before and outside.read_text() == "outside"
+    (out / "queues.png").unlink()
+    (out / "utilization.png").unlink()
+    for _ in range(2):  # then ours, replaced
+        assert main(["plot", str(out)]) == 0
+    assert len(capsys.readouterr().out.split()) == 6
+
+
+def test_report_never_replaces_a_fifo_a_link_or_a_users_file(scenario_file: Path, tmp_path: Path, capsys) -> None:
+    """The issue's case: `atmsim report X --out /dev/full` (as root) replaced the device node."""
+    run = tmp_path / "run"
+    assert main(["run", str(scenario_file), "--out", str(run), "-q"]) == 0
+    fifo = tmp_path / "fifo.html"
+    os.mkfifo(fifo)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside")
+    link = tmp_path / "link.html"
+    link.symlink_to(outside)
+    mine = tmp_path / "mine.html"
+    mine.write_text("<html>my page</html>")
+    for target in (fifo, link, mine):
+        _refused(capsys, main(["report", str(run), "--out", str(target)]), str(target))
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert os.readlink(link) == str(outside) and outside.read_text() == "outside"
+    assert mine.read_text() == "<html>my page</html>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo.html", "link.html", "mine.html", "outside.txt", "run", "small.toml"]
+    for _ in range(2):  # a report of ours is replaced, in the run's directory or elsewhere
+        assert main(["report", str(run)]) == 0
+        assert main(["report", str(run), "--out", str(tmp_path / "r.html")]) == 0
+    assert (run / "report.html").is_file() and (tmp_path / "r.html").is_file()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_report_never_replaces_a_device(scenario_file: Path, tmp_path: Path, capsys) -> None:
+    run = tmp_path / "run"
+    assert main(["run", str(scenario_file), "--out", str(run), "-q"]) == 0
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # what /dev/full is
+    _refused(capsys, main(["report", str(run), "--out", str(full)]), str(full))
+    assert stat.S_ISCHR(os.lstat(full).st_mode) and os.lstat(full).st_rdev == os.makedev(1, 7)

@@ -563,10 +563,13 @@ def schema_cmd(series: bool) -> None:
 
 @cli.command("plot")
 @click.argument("directory", type=click.Path(path_type=str))
-def plot_cmd(directory: str) -> None:
+@_force_option
+def plot_cmd(directory: str, force: bool) -> None:
     """Write PNG plots of the results in DIRECTORY into it.
 
-    DIRECTORY is what 'atmsim run --out' wrote.
+    DIRECTORY is what 'atmsim run --out' wrote (with its marker file .atmsim-output.json; a
+    directory without one is refused unless --force). A PNG atmsim did not write is never
+    replaced.
 
     \b
     Example:
@@ -577,7 +580,11 @@ def plot_cmd(directory: str) -> None:
     from .result import Result
 
     result = Result.read(directory)
-    for path in plot_all(result, directory):
+    try:
+        paths = plot_all(result, directory, force=force)
+    except OSError as e:
+        raise ScenarioError(directory, "", f"cannot write the plots: {e.strerror or e}") from None
+    for path in paths:
         click.echo(str(path))
 
 
