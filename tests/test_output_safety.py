@@ -375,3 +375,8 @@ def test_report_never_replaces_a_device(scenario_file: Path, tmp_path: Path, cap
     os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # what /dev/full is
     _refused(capsys, main(["report", str(run), "--out", str(full)]), str(full))
     assert stat.S_ISCHR(os.lstat(full).st_mode) and os.lstat(full).st_rdev == os.makedev(1, 7)
+
+
+def test_marker_and_force_are_documented() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert MARKER in readme and "--force" in readme
