@@ -60,11 +60,19 @@ def test_run_default_out_dir_and_overrides(scenario_file: Path, tmp_path: Path, 
 
 
 def test_run_replaces_earlier_result(scenario_file: Path, tmp_path: Path) -> None:
+    """An earlier run's output is replaced; a directory of other files is refused, not emptied
+    (issue 31; tests/test_output_safety.py has the rest)."""
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "stale.txt").write_text("old")
+    assert main(["run", str(scenario_file), "--out", str(out), "--quiet", "--seed", "3"]) == 0
     assert main(["run", str(scenario_file), "--out", str(out), "--quiet"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["connections.parquet", "ports.parquet", "summary.json"]
+    names = ["connections.parquet", "ports.parquet", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".atmsim-output.json"] + names
+    assert json.loads((out / "summary.json").read_text())["seed"] == 1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "stale.txt").write_text("old")
+    assert main(["run", str(scenario_file), "--out", str(other), "--quiet"]) == 2
+    assert sorted(p.name for p in other.iterdir()) == ["stale.txt"]
 
 
 def test_validate(scenario_file: Path, capsys) -> None:

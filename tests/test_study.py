@@ -241,7 +241,7 @@ def test_killed_sweep_restarts_without_repeating_or_losing_runs(onoff_file: Path
     assert f"({16 - len(before)} run now, {len(before)} already stored, 0 failed)" in done.stdout
     table = atmsim.results(out)
     assert len(table) == 16 and set(table["status"]) == {"ok"} and table["run_id"].is_unique
-    assert sorted(p.name for p in out.iterdir()) == ["runs.parquet", "series", "study.json", "table"]
+    assert sorted(p.name for p in out.iterdir()) == [".atmsim-output.json", "runs.parquet", "series", "study.json", "table"]
     assert not [p for p in (out / "table").iterdir() if p.name.startswith(".")], "temporary files left"
     assert not [p for p in (out / "series").iterdir() if p.name.startswith(".")], "temporary directories left"
 

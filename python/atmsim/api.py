@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import ScenarioError, SimulationError
+from .outdir import claim
 from .result import SUMMARY_FILE, Result, SeriesSink, streamed_output
 from .scenario import Provenance, document_json, load_scenario, with_file
 
@@ -49,6 +50,7 @@ def run(
     *,
     chunk_events: int = DEFAULT_CHUNK_EVENTS,
     out: str | os.PathLike[str] | None = None,
+    force: bool = False,
 ) -> Result:
     """Run one simulation and return its ``Result``.
 
@@ -61,12 +63,16 @@ def run(
 
     With ``out``, the series stream to ``out/<series>.parquet`` while the run goes (memory stays
     flat however long the run) and ``summary.json`` joins them at the end; the directory appears
-    only once the run is complete (an earlier result there is replaced then). Without ``out``
-    the series are kept in memory (as Arrow tables, about 8 bytes per number): that memory grows
-    with the run's length and sampling rate, so long runs should write to a directory.
+    only once the run is complete (an earlier result there is replaced then). ``out`` must not
+    exist, be empty, or hold an earlier run's output (its marker file ``.atmsim-output.json``):
+    anything else raises ``ScenarioError`` before the run starts, unless ``force`` (then the
+    result goes beside the files there; a file atmsim did not write is never replaced). Without
+    ``out`` the series are kept in memory (as Arrow tables, about 8 bytes per number): that
+    memory grows with the run's length and sampling rate, so long runs should write to a
+    directory.
     """
     doc, prov = prepare(scenario, overrides, seed, duration)
-    return run_document(doc, prov, progress=progress, chunk_events=chunk_events, out=out)
+    return run_document(doc, prov, progress=progress, chunk_events=chunk_events, out=out, force=force)
 
 
 def run_document(
@@ -75,8 +81,10 @@ def run_document(
     progress: ProgressFn | None = None,
     chunk_events: int = DEFAULT_CHUNK_EVENTS,
     out: str | os.PathLike[str] | None = None,
+    force: bool = False,
 ) -> Result:
-    """Run an already loaded (and overridden) scenario document (``out``: see ``run``).
+    """Run an already loaded (and overridden) scenario document (``out``, ``force``: see ``run``;
+    the output directory is checked before the simulation is built).
 
     Building the simulation validates the document (once): a problem is raised as
     ``ScenarioError`` naming the file (or ``--set``) that wrote the offending key.
@@ -86,6 +94,7 @@ def run_document(
     from . import _core
 
     prov = provenance or Provenance()
+    claimed = claim(out, "run", force=force) if out is not None else None
     text = document_json(doc, prov)
     start = time.perf_counter()
     try:
@@ -95,14 +104,14 @@ def run_document(
     except Exception as e:
         raise SimulationError(f"cannot build the simulation: {e}") from e
     scenario_info = {"description": doc.get("description", ""), "file": prov.file}
-    if out is None:
+    if claimed is None:
         summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
         summary["wall_time_s"] = time.perf_counter() - start
         summary["scenario"] = scenario_info
         return Result(summary, series)
-    target = Path(out)
+    target = Path(claimed.shown)
     try:
-        with streamed_output(target) as tmp:
+        with streamed_output(claimed) as tmp:
             summary, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events)
             summary["wall_time_s"] = time.perf_counter() - start
             summary["scenario"] = scenario_info

@@ -399,6 +399,14 @@ _set_option = click.option(
 )
 
 
+_force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Write into an output directory that holds other files (not atmsim's marker "
+    ".atmsim-output.json): beside them, never replacing a file atmsim did not write.",
+)
+
+
 class _Group(click.Group):
     """A KeyboardInterrupt anywhere inside a command (its lazy imports of pandas and pyarrow
     included) becomes ``_Interrupted``: click would print a blank line before re-raising it, and
@@ -448,11 +456,15 @@ def cli() -> None:
 @click.option("--out", type=click.Path(path_type=str), default=None, help="Output directory [results/<file stem>].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
 @click.option("--all-ports", is_flag=True, help="Show idle ports in the table too (no cell sent or dropped, max queue 0).")
+@_force_option
 def run_cmd(
     file: str, overrides: tuple[str, ...], seed: int | None, duration: float | None, out: str | None, quiet: bool,
-    all_ports: bool,
+    all_ports: bool, force: bool,
 ) -> None:
     """Run the scenario FILE and write summary.json and Parquet series to --out.
+
+    --out must not exist, be empty, or hold an earlier 'atmsim run' output (its marker file
+    .atmsim-output.json); anything else is refused unless --force.
 
     \b
     Example:
@@ -494,7 +506,7 @@ def run_cmd(
     doc, prov = prepare(file, list(overrides), seed, duration)
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     try:
-        result = run_document(doc, prov, progress=progress, out=out_dir)  # series streamed to out_dir
+        result = run_document(doc, prov, progress=progress, out=out_dir, force=force)  # series streamed to out_dir
     except KeyboardInterrupt:
         progress.close()
         raise _Interrupted() from None
@@ -551,10 +563,13 @@ def schema_cmd(series: bool) -> None:
 
 @cli.command("plot")
 @click.argument("directory", type=click.Path(path_type=str))
-def plot_cmd(directory: str) -> None:
+@_force_option
+def plot_cmd(directory: str, force: bool) -> None:
     """Write PNG plots of the results in DIRECTORY into it.
 
-    DIRECTORY is what 'atmsim run --out' wrote.
+    DIRECTORY is what 'atmsim run --out' wrote (with its marker file .atmsim-output.json; a
+    directory without one is refused unless --force). A PNG atmsim did not write is never
+    replaced.
 
     \b
     Example:
@@ -565,7 +580,11 @@ def plot_cmd(directory: str) -> None:
     from .result import Result
 
     result = Result.read(directory)
-    for path in plot_all(result, directory):
+    try:
+        paths = plot_all(result, directory, force=force)
+    except OSError as e:
+        raise ScenarioError(directory, "", f"cannot write the plots: {e.strerror or e}") from None
+    for path in paths:
         click.echo(str(path))
 
 
@@ -578,8 +597,10 @@ def plot_cmd(directory: str) -> None:
 @click.option("--dask", default=None, metavar="ADDRESS|local", help="Run on a Dask scheduler (tcp://HOST:PORT) or a local Dask cluster.")
 @click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
 @click.option("--quiet", "-q", is_flag=True, help="No per-run progress lines and no table.")
+@_force_option
 def reproduce_cmd(
-    experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool
+    experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool,
+    force: bool,
 ) -> None:
     """Reproduce a seed document's experiment: run it, compare with the published values, plot.
 
@@ -587,7 +608,9 @@ def reproduce_cmd(
     a study (started again, it runs only what it does not have); an earlier complete report there
     is replaced only when the new one is complete. EXPERIMENT 'all' runs every experiment into
     --out/NAME and writes the index page --out/index.html (published against ours, each
-    qualitative claim marked held or not).
+    qualitative claim marked held or not). --out must not exist, be empty, or hold an earlier
+    reproduction of the same experiment (atmsim's marker file); anything else is refused unless
+    --force, and a file atmsim did not write is never replaced.
 
     \b
     Example:
@@ -607,7 +630,7 @@ def reproduce_cmd(
     log = None if quiet else (lambda line: click.echo(line, err=True))
     if experiment == "all":
         try:
-            page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log)
+            page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log, force=force)
         except KeyboardInterrupt:
             raise _Interrupted() from None
         except OSError as e:
@@ -615,7 +638,7 @@ def reproduce_cmd(
         click.echo(f"wrote {page}")
         return
     try:
-        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask)
+        report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask, force=force)
     except KeyboardInterrupt:
         raise _Interrupted() from None
     except OSError as e:
@@ -695,15 +718,19 @@ def _parse_until(text: str | None) -> tuple[str, float] | None:
 @click.option("--dask", default=None, metavar="ADDRESS|local", help="Run on a Dask scheduler (tcp://HOST:PORT) or a local Dask cluster.")
 @click.option("--retry-failed", is_flag=True, help="Run the runs stored as failed again.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@_force_option
 def sweep_cmd(
     file: str, grid: tuple[str, ...], zip_: tuple[str, ...], overrides: tuple[str, ...], replications: int | None,
     seed: int | None, metrics: tuple[str, ...], confidence: float | None, until: str | None,
     max_replications: int | None, out: str | None, jobs: int | None, dask: str | None, retry_failed: bool, quiet: bool,
+    force: bool,
 ) -> None:
     """Run a study: FILE (a study file with a [study] table, or a scenario) over a grid of --set
     key paths, each point replicated on independent seeds; results stored run by run in --out.
 
-    A study started again in the same --out skips the runs it already has. The run table holds
+    A study started again in the same --out skips the runs it already has; --out must not
+    exist, be empty, or hold this study (atmsim's marker file), else it is refused unless
+    --force (a file atmsim did not write is never replaced). The run table holds
     one row per run (parameters set.KEY, seed, replication, status, every summary scalar); query
     it with 'atmsim results query', draw it with 'atmsim report'. See docs/study.md.
 
@@ -723,7 +750,7 @@ def sweep_cmd(
             file, out, grid=_key_values(grid, "--grid"), zip=_key_values(zip_, "--zip"), set=fixed,
             replications=replications, seed=seed, metrics=list(metrics), confidence=confidence,
             until=_parse_until(until), max_replications=max_replications, jobs=jobs, dask=dask,
-            retry_failed=retry_failed, progress=not quiet and sys.stderr.isatty(),
+            retry_failed=retry_failed, progress=not quiet and sys.stderr.isatty(), force=force,
         )
     except KeyboardInterrupt:
         # unlike a run, a study keeps what it finished: say so, and how to go on
@@ -755,6 +782,10 @@ def results_group() -> None:
 def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
     """Run SQL over the study in DIRECTORY: the view 'runs' (one row per run) and one view per
     series (ports, connections, abr_sources, abr_ports, tcp; with a run_id column).
+
+    SQL is one read-only query (SELECT, WITH ... SELECT, DESCRIBE, SHOW); anything else (COPY,
+    ATTACH, INSTALL, SET, several statements) is refused, and the query reads no file outside
+    the study's tables (docs/study.md).
 
     \b
     Example:

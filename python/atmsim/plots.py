@@ -6,6 +6,9 @@ congestion window per TCP sender); plus ``utilization.png``, per port from the s
 
 Uses matplotlib's object API with the Agg canvas (no pyplot state, no display needed), so it
 works headless and from several threads.
+
+Each PNG is written to a temporary file and renamed into place, carrying atmsim's name in its
+``Software`` text; an existing file is replaced only if it is atmsim's (``atmsim.outdir``).
 """
 
 from __future__ import annotations
@@ -14,9 +17,25 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .outdir import claim, file_head_holds, replace_file
 from .result import Result, SeriesTable
 
 __all__ = ["plot_series", "plot_utilization", "plot_all", "figures"]
+
+#: the ``Software`` text of atmsim's PNGs, as it appears in the file (a tEXt chunk)
+_PNG_SIGNATURE = b"Software\x00atmsim"
+
+
+def _save(fig: Any, path: Path) -> Path:
+    """``fig`` as a PNG at ``path`` (``atmsim.outdir.replace_file``: never over a file atmsim
+    did not write, a link, a FIFO or a device)."""
+    from .version import __version__
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return replace_file(
+        path, lambda tmp: fig.savefig(tmp, format="png", metadata={"Software": f"atmsim {__version__}"}),
+        ours=lambda p: file_head_holds(p, [_PNG_SIGNATURE]),
+    )
 
 
 def _figure(width: float = 9.0, height: float = 4.5) -> Any:
@@ -54,9 +73,7 @@ def _decorate(ax: Any, n: int) -> None:
 
 def _finish(fig: Any, ax: Any, n: int, path: Path) -> Path:
     _decorate(ax, n)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path)
 
 
 #: how a unit is shown on an axis: (shown unit, factor)
@@ -128,23 +145,36 @@ def plot_utilization(result: Result, path: str | os.PathLike[str]) -> Path:
     ax.set_ylabel("utilization")
     ax.set_title(_title(result, "Output-port utilization"))
     ax.grid(True, axis="y", alpha=0.3)
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p)
-    return p
+    return _save(fig, Path(path))
 
 
-def plot_all(result: Result, directory: str | os.PathLike[str]) -> list[Path]:
+def plot_all(result: Result, directory: str | os.PathLike[str], force: bool = False) -> list[Path]:
     """Write ``utilization.png`` (from the summary) and, for every series the result has, one
     ``<figure>.png`` per figure its declared columns name (``queues``, ``throughput``, ``acr``,
     ``abr_ports``, ``cwnd``, ...) into ``directory``; a series the core hands over only when it
-    has rows is drawn only then."""
+    has rows is drawn only then.
+
+    ``directory`` must not exist, be empty, or be atmsim's (a run's output, or earlier plots:
+    its marker file); anything else raises ``ScenarioError`` unless ``force``. Every PNG's name
+    is checked before any is drawn: one that exists and is not atmsim's is refused, ``force`` or
+    not (``atmsim.outdir``)."""
     d = Path(directory)
-    out = [plot_utilization(result, d / "utilization.png")]
+    todo: list[tuple[str, str | None]] = [("utilization", None)]
     for name in result.series_names:
         table = result.schema(name)
         if table is None or not (table.always or not result.series(name).empty):
             continue
-        for figure in figures(table):
-            out.append(plot_series(result, name, figure, d / f"{figure}.png"))
+        todo += [(figure, name) for figure in figures(table)]
+    names = [f"{figure}.png" for figure, _ in todo]
+    claimed = claim(d, "plot", accept=("run",), force=force, writes=names)
+    claimed.ensure()
+    out = []
+    for figure, series in todo:
+        path = claimed.path / f"{figure}.png"
+        if series is None:
+            plot_utilization(result, path)
+        else:
+            plot_series(result, series, figure, path)
+        claimed.add([path.name])
+        out.append(d / path.name)
     return out

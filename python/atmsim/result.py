@@ -6,11 +6,7 @@ import contextlib
 import functools
 import json
 import os
-import re
-import secrets
 import shutil
-import signal
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +15,16 @@ from typing import Any
 import pandas as pd
 
 from .errors import ScenarioError
+from .outdir import (  # noqa: F401 - re-exported: they were defined here
+    OutputDir,
+    claim,
+    install,
+    make_temp_dir,
+    pid_alive,
+    remove_stale_temporaries,
+    signals_deferred,
+    swap_into_place,
+)
 
 __all__ = ["Result", "SeriesColumn", "SeriesTable", "SeriesSink", "series_schema", "streamed_output"]
 
@@ -204,23 +210,29 @@ class Result:
         )
 
     # ------------------------------------------------------------------ files
-    def write(self, directory: str | os.PathLike[str]) -> Path:
+    def write(self, directory: str | os.PathLike[str], force: bool = False) -> Path:
         """Write ``summary.json`` and one ``<series>.parquet`` per series present into ``directory``.
 
-        Atomic: everything is written into a temporary sibling directory first
-        (``.NAME.tmp-<pid>-<random>``), which then takes the place of ``directory``; an earlier
-        complete result there is replaced only once the new one is complete, so an interrupted or
-        failed write never leaves a half-written output. SIGINT / SIGTERM arriving while the
-        directories are swapped or the temporary one is removed wait until that is done.
-        Temporaries left by a process that was killed (``kill -9``) are removed by the next write
-        into the same place; those of live processes are left alone. The directory gets the
-        usual permissions (0777 minus the umask).
+        ``directory`` must not exist, be empty, or hold an earlier result (atmsim's marker file
+        ``.atmsim-output.json``, written with the result); anything else raises ``ScenarioError``
+        unless ``force``, and even then a file atmsim did not write is never replaced (see
+        ``atmsim.outdir``).
+
+        Atomic: everything is written into a temporary directory first (a sibling
+        ``.NAME.tmp-<pid>-<random>`` renamed into place when ``directory`` does not exist, else
+        one inside it whose files are then moved into place); an earlier complete result there
+        is replaced only once the new one is complete, and the files of the earlier result that
+        this one lacks are removed, so an interrupted or failed write never leaves a half-written
+        output. SIGINT / SIGTERM arriving while the files are moved or the temporary directory is
+        removed wait until that is done. Temporaries left by a process that was killed
+        (``kill -9``) are removed by the next write into the same place; those of live processes
+        are left alone. A new directory gets the usual permissions (0777 minus the umask).
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         target = Path(directory)
-        with streamed_output(target) as tmp:
+        with streamed_output(target, force=force) as tmp:
             text = json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
             for name in self.series_names:
@@ -342,151 +354,22 @@ class SeriesSink:
 
 
 @contextlib.contextmanager
-def streamed_output(directory: str | os.PathLike[str]) -> Iterator[Path]:
-    """A temporary sibling of ``directory`` to write a result into while the run goes on; when
-    the block ends normally it takes the place of ``directory`` (as ``Result.write`` does: an
-    earlier result there is replaced only then), and on any exception or interrupt it is removed,
-    so a failed or interrupted run leaves nothing half-written."""
-    target = Path(directory)
-    parent = target.parent if str(target.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(target)
-    tmp = make_temp_dir(target)
+def streamed_output(directory: str | os.PathLike[str] | OutputDir, force: bool = False) -> Iterator[Path]:
+    """A temporary directory to write a result into while the run goes on; when the block ends
+    normally its files take their place in ``directory`` (``atmsim.outdir.install``: an earlier
+    result there is replaced only then, and only atmsim's own files), and on any exception or
+    interrupt it is removed, so a failed or interrupted run leaves nothing half-written.
+
+    ``directory`` must not exist, be empty, or hold an earlier run's output (its marker file);
+    else ``ScenarioError``, unless ``force`` (then the result is written beside the files there,
+    never replacing one atmsim did not write). A claim made earlier (``OutputDir``) is taken as
+    it is."""
+    out = directory if isinstance(directory, OutputDir) else claim(directory, "run", force=force)
+    tmp = out.temp_dir()
     try:
         yield tmp
-        swap_into_place(tmp, target)
+        install(out, tmp)
     except BaseException:
         with signals_deferred():
             shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-# --------------------------------------------------------------------- atomic output directories
-
-#: ``.NAME.tmp-<pid>-<random>`` / ``.NAME.old-<pid>-<random>``: the pid of the process that owns it
-_TEMP_RE = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>[0-9]+)-[^/]*")
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` may still exist (what is not ours to judge counts as alive)."""
-    if pid <= 0:
-        return True  # not ours to judge
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, another user's
-    except OSError:
-        return True
-    return True
-
-
-def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
-    """Remove the ``.NAME.tmp-<pid>-*`` / ``.NAME.old-<pid>-*`` siblings of ``target`` whose
-    process no longer exists (left by a run killed with SIGKILL). Those of live processes, this
-    one included, and names without a pid are kept. Returns what was removed."""
-    target = Path(target)
-    parent = target.parent if str(target.parent) else Path(".")
-    removed: list[Path] = []
-    try:
-        entries = list(os.scandir(parent))
-    except OSError:
-        return removed
-    for entry in entries:
-        m = _TEMP_RE.fullmatch(entry.name)
-        if not m or m.group("name") != target.name:
-            continue
-        try:
-            if not entry.is_dir(follow_symlinks=False):
-                continue
-        except OSError:
-            continue
-        pid = int(m.group("pid"))
-        if pid == os.getpid() or pid_alive(pid):
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed.append(Path(entry.path))
-    return removed
-
-
-def make_temp_dir(target: str | os.PathLike[str], kind: str = "tmp") -> Path:
-    """Create the empty sibling ``.NAME.<kind>-<pid>-<random>`` of ``target`` with the usual
-    permissions (``os.mkdir``: 0777 minus the umask; ``tempfile.mkdtemp`` would give 0700)."""
-    target = Path(target)
-    parent = target.parent if str(target.parent) else Path(".")
-    for _ in range(100):
-        path = parent / f".{target.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            os.mkdir(path, 0o777)
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f"cannot create a temporary directory next to {target}")
-
-
-def _umask() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # no /proc: read it by setting it (and put it back at once)
-    os.umask(mask)
-    return mask
-
-
-_DEFERRED = (signal.SIGINT, getattr(signal, "SIGTERM", signal.SIGINT))
-
-
-@contextlib.contextmanager
-def signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM arriving inside the block are delivered when it ends (to the handlers
-    in place before it), so a short critical step (swapping directories, removing a temporary
-    one) is never cut in half. Only the main thread can do this; elsewhere it is a no-op.
-    Signals that are ignored stay ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-
-    def record(signum: int, frame: Any) -> None:
-        pending.append(signum)
-
-    saved: dict[int, Any] = {}
-    try:
-        for sig in dict.fromkeys(_DEFERRED):
-            previous = signal.getsignal(sig)
-            if previous in (signal.SIG_IGN, None):
-                continue
-            saved[sig] = signal.signal(sig, record)
-        yield
-    finally:
-        for sig, previous in saved.items():
-            signal.signal(sig, previous)
-        for sig in dict.fromkeys(pending):
-            signal.raise_signal(sig)
-
-
-def swap_into_place(new: Path, target: Path) -> None:
-    """Put the complete directory ``new`` at ``target`` (replacing an earlier directory there),
-    with signals deferred so neither a half-swapped state nor a ``.old-`` directory is left."""
-    with signals_deferred():
-        os.chmod(new, 0o777 & ~_umask())
-        remove_stale_temporaries(target)
-        if not target.exists() and not target.is_symlink():
-            os.replace(new, target)
-            return
-        if not target.is_dir():
-            raise ScenarioError(str(target), "", "output path exists and is not a directory")
-        old = make_temp_dir(target, "old")
-        old.rmdir()
-        os.replace(target, old)
-        try:
-            os.replace(new, target)
-        except BaseException:
-            os.replace(old, target)  # put the earlier result back
-            raise
-        shutil.rmtree(old, ignore_errors=True)

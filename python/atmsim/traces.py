@@ -16,7 +16,8 @@ Two formats, told apart line by line:
 
 Blank lines and ``#`` comments are skipped. A missing, unreadable or empty file, a line that is
 neither format, or a size that is not a non-negative integer is a ``ScenarioError`` naming the
-scenario file, the key path, the trace file and the line.
+scenario file, the key path, the trace file and the line number, never the line's text (a
+scenario can name any readable file: its contents must not show in an error).
 """
 
 from __future__ import annotations
@@ -60,11 +61,9 @@ def read_trace(path: Path, scenario: str, key: str) -> list[int]:
         try:
             size = int(word)
         except ValueError:
-            raise ScenarioError(scenario, key, f"{shown} line {n}: frame size {word!r} is not an integer") from None
+            raise ScenarioError(scenario, key, f"{shown} line {n}: the frame size is not an integer") from None
         if size < 0 or size > MAX_FRAME_BYTES:
-            raise ScenarioError(
-                scenario, key, f"{shown} line {n}: frame size must be in 0..={MAX_FRAME_BYTES} bytes, got {size}"
-            )
+            raise ScenarioError(scenario, key, f"{shown} line {n}: the frame size is not in 0..={MAX_FRAME_BYTES} bytes")
         sizes.append(size)
     if not sizes:
         raise ScenarioError(scenario, key, f"trace file {shown} has no frame sizes")

@@ -12,7 +12,15 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Page", "MAX_POINTS"]
+__all__ = ["Page", "MAX_POINTS", "GENERATOR", "SIGNATURES"]
+
+#: the tag that marks a page as atmsim's (in the head, before plotly's script)
+GENERATOR = '<meta name="generator" content="atmsim report">'
+#: how a report of atmsim's begins: with the tag, or (pages written before it) with its title
+SIGNATURES = (
+    GENERATOR.encode(),
+    b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n<title>atmsim',
+)
 
 #: points per trace in the embedded figures: longer series are thinned to every k-th sample
 MAX_POINTS = 4000
@@ -103,6 +111,7 @@ class Page:
         return "\n".join([
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
+            GENERATOR,
             f"<title>{html.escape(self.title)}</title>",
             f"<style>{_CSS}</style>",
             f'<script type="text/javascript">{get_plotlyjs()}</script>',
@@ -113,15 +122,12 @@ class Page:
         ])
 
     def write(self, path: Path) -> Path:
-        """Written atomically (a temporary file renamed into place)."""
-        import os
-        import secrets
+        """Written atomically (a temporary file renamed into place). An existing file at
+        ``path`` is replaced only if it is a report atmsim wrote (its generator tag, or listed in
+        its directory's marker file); a file of someone else's, a link, a FIFO or a device is
+        refused (``ScenarioError``; ``atmsim.outdir.replace_file``)."""
+        from ..outdir import file_head_holds, replace_file
 
-        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            tmp.write_text(self.render(), encoding="utf-8")
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-        return path
+        text = self.render()
+        return replace_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"),
+                            ours=lambda p: file_head_holds(p, SIGNATURES, 512))

@@ -18,7 +18,8 @@ again skips what it has), and writes ``DIR/report.md``, ``DIR/comparison.csv``,
 ``DIR/plots/*.png`` and ``DIR/runs/<run>/`` (links to each run's ``summary.json`` and Parquet
 series in the store). The report files are built in a temporary directory and replace the earlier
 ones only when all are complete, so an interrupted or failed reproduction leaves an earlier
-complete report intact. ``reproduce_all`` does every experiment and writes the index page. See
+complete report intact; ``DIR`` is atmsim's only (``atmsim.outdir``: a directory of other files
+is refused unless ``force``, and a file atmsim did not write is never replaced). ``reproduce_all`` does every experiment and writes the index page. See
 ``docs/reproduce.md`` for how to add an experiment.
 
 The modules, each importing only those before it: ``experiment`` (the data types and shared
@@ -120,8 +121,14 @@ def reproduce(
     log: Callable[[str], Any] | None = None,
     runs: Sequence[RunSpec] | None = None,
     dask: str | None = None,
+    force: bool = False,
 ) -> Report:
     """Run experiment ``name`` and write its report into ``out`` (see the module docstring).
+
+    ``out`` must not exist, be empty, or hold this experiment's earlier reproduction (atmsim's
+    marker); anything else raises ``ScenarioError`` before anything runs, unless ``force``
+    (then the reproduction goes beside the files there; one atmsim did not write at a name it
+    uses, such as ``report.md`` or ``plots``, is refused even then: ``atmsim.outdir``).
 
     The runs are a study (``atmsim.study``): on ``jobs`` local processes (default one per core;
     1 = in this process) or a Dask cluster (``dask``), each stored in ``out`` as it completes, so
@@ -129,8 +136,8 @@ def reproduce(
     experiment's own list (tests use shortened runs). ``log`` receives one line per finished run.
     Raises ``ScenarioError`` for bad input before anything is written.
     """
-    from ..result import make_temp_dir
-    from .runs import install_report, link_runs, run_specs
+    from ..outdir import install
+    from .runs import REPORT_NAMES, link_runs, run_specs
 
     started = time.perf_counter()
     exp = get_experiment(name)
@@ -144,10 +151,10 @@ def reproduce(
     reference = load_reference(exp)
 
     target = Path(out) if out is not None else default_out(name)
-    if target.exists() and not target.is_dir():
-        raise ScenarioError(str(target), "", "output path exists and is not a directory")
-    store, ids, walls = run_specs(name, specs, resolved, target, jobs, dask, log, quick)
-    tmp = make_temp_dir(target / "report")
+    store, ids, walls = run_specs(name, specs, resolved, target, jobs, dask, log, quick, force)
+    claimed = store.out
+    assert claimed is not None  # Store.open claims its directory
+    tmp = claimed.temp_dir()
     try:
         results = {s.name: Result.read(store.series_path(ids[s.name])) for s in specs}
         rows = exp.compare(results, reference, specs)
@@ -159,9 +166,9 @@ def reproduce(
             _report_markdown(exp, reference, specs, report, quick, [p.relative_to(tmp) for p in plots]),
             encoding="utf-8",
         )
-        link_runs(tmp / "runs", target / "runs", store, ids)
+        link_runs(tmp / "runs", claimed.path / "runs", store, ids)
         (tmp / "plots").mkdir(exist_ok=True)
-        install_report(tmp, target, ["runs", "plots", "comparison.csv", "report.md"])
+        install(claimed, tmp, scope=[n.rstrip("/") for n in REPORT_NAMES])
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -222,26 +229,32 @@ def reproduce_all(
     jobs: int | None = None,
     dask: str | None = None,
     log: Callable[[str], Any] | None = None,
+    force: bool = False,
 ) -> Path:
     """Every experiment of ``EXPERIMENT_MODULES`` into ``OUT/NAME`` (default
     ``results/reproduce``), each with its ``report.html``; then ``OUT/index.json`` and the index
     page ``OUT/index.html``: each experiment's rows beside the published values, each qualitative
     claim marked held or not. An experiment whose run fails is listed with its error and the others
-    go on; ``SimulationError`` names the failures at the end. Returns the index page's path."""
+    go on; ``SimulationError`` names the failures at the end. Returns the index page's path.
+    ``OUT`` is claimed first (``atmsim.outdir``: empty, absent or an earlier ``reproduce all``'s,
+    else refused unless ``force``; ``index.json``, ``index.html`` and ``NAME`` must be absent or
+    atmsim's)."""
+    from ..outdir import claim
     from ..report import report
-    from ..study.store import Store
 
     base = Path(out) if out is not None else Path("results") / "reproduce"
-    if base.exists() and not base.is_dir():
-        raise ScenarioError(str(base), "", "output path exists and is not a directory")
+    names = experiment_names()
+    claimed = claim(base, "reproduce-all", force=force, writes=["index.json", "index.html", *(n + "/" for n in names)])
     entries = []
     failures = []
-    for name in experiment_names():
+    for name in names:
         exp = get_experiment(name)
         if log is not None:
             log(f"== {name}: {exp.title}")
         started = time.perf_counter()
         entry: dict[str, Any] = {"name": name, "title": exp.title, "seed_file": exp.seed_file, "dir": name}
+        claimed.ensure()
+        claimed.add([name + "/"])
         try:
             rpt = reproduce(name, quick=quick, out=base / name, jobs=jobs, log=log, dask=dask)
         except SimulationError as e:
@@ -264,8 +277,8 @@ def reproduce_all(
         report(base / name)
         entries.append(entry)
     index = {"quick": quick, "experiments": entries}
-    Store(base).dir.mkdir(parents=True, exist_ok=True)
-    Store(base).write_text("index.json", json.dumps(index, indent=2, default=str) + "\n")
+    claimed.ensure()
+    claimed.write_file("index.json", lambda tmp: tmp.write_text(json.dumps(index, indent=2, default=str) + "\n", encoding="utf-8"))
     page = report(base, base / "index.html")
     if failures:
         raise SimulationError("; ".join(failures) + f" (index written to {page})")

@@ -1,27 +1,28 @@
 """A reproduction's runs as a study: each ``RunSpec`` is one run of a study of kind
 ``reproduce`` stored in the reproduction's output directory (all cores or Dask, resumable, every
-run kept), and the report files written beside the store, each piece replaced only when the new
-one is complete. (Was ``atmsim.study.reproduction``; ``reproduce_all`` is now in
+run kept), and the report files written beside the store (``REPORT_NAMES``), replaced when the
+new ones are all complete and only where they are atmsim's (``atmsim.outdir.install``, called by
+``atmsim.reproduce.reproduce``). (Was ``atmsim.study.reproduction``; ``reproduce_all`` is now in
 ``atmsim.reproduce`` and ``claim_held`` in ``atmsim.reproduce.experiment``.)"""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError, SimulationError
-from ..result import signals_deferred, swap_into_place
 from ..study.execute import DaskExecutor, Task, make_executor
 from ..study.runner import run_id_of, run_tasks
 from ..study.store import Store, results
 
-__all__ = ["run_specs", "install_report", "link_runs"]
+__all__ = ["run_specs", "link_runs", "REPORT_NAMES"]
 
 KIND = "reproduce"
+#: what a reproduction writes beside its store (replaced together when it is complete)
+REPORT_NAMES = ("report.md", "comparison.csv", "plots/", "runs/")
 
 
 def run_specs(
@@ -33,10 +34,12 @@ def run_specs(
     dask: str | None = None,
     log: Callable[[str], Any] | None = None,
     quick: bool = False,
+    force: bool = False,
 ) -> tuple[Store, dict[str, str], dict[str, float]]:
     """Run (or find stored) every spec; returns the store, run name -> run_id and run name ->
     wall time (s). A run that failed is retried once when the reproduction is started again; if
-    one still fails, ``SimulationError`` names it (the others stay stored)."""
+    one still fails, ``SimulationError`` names it (the others stay stored). The directory is
+    claimed (``Store.open``, with the report's names) before anything runs; ``force`` as there."""
     executor = make_executor(jobs, dask)
     ids: dict[str, str] = {}
     tasks: list[Task] = []
@@ -58,7 +61,7 @@ def run_specs(
     if isinstance(executor, DaskExecutor):
         executor.connect()
     try:
-        store = Store.open(target, KIND, experiment, spec)
+        store = Store.open(target, KIND, experiment, spec, force=force, writes=REPORT_NAMES)
         names = {}
         for s in specs:
             names.setdefault(ids[s.name], s.name)
@@ -88,25 +91,6 @@ def run_specs(
             raise SimulationError(f"run {s.name} of {experiment} failed: {why}")
     walls = {s.name: float(by_id[ids[s.name]].get("run_wall_s") or 0.0) for s in specs}
     return store, ids, walls
-
-
-def install_report(built: Path, target: Path, names: Sequence[str]) -> None:
-    """Move each of ``names`` (files or directories) from the directory ``built`` into ``target``,
-    replacing what is there, with SIGINT/SIGTERM deferred so none is left half replaced; then
-    remove ``built``."""
-    with signals_deferred():
-        for name in names:
-            src = built / name
-            if not src.exists() and not src.is_symlink():
-                continue
-            dst = target / name
-            if src.is_dir() and not src.is_symlink():
-                swap_into_place(src, dst)
-            else:
-                if dst.is_dir() and not dst.is_symlink():
-                    shutil.rmtree(dst)
-                os.replace(src, dst)
-        shutil.rmtree(built, ignore_errors=True)
 
 
 def link_runs(directory: Path, final: Path, store: Store, ids: Mapping[str, str]) -> None:

@@ -158,6 +158,7 @@ def sweep(
     dask: str | None = None,
     retry_failed: bool = False,
     progress: bool = False,
+    force: bool = False,
 ) -> StudyResult:
     """Run a study (see docs/study.md) into ``out`` (default ``results/sweep/<file stem>``) and
     return its run table and per-point confidence intervals.
@@ -168,6 +169,9 @@ def sweep(
     (metric, x)`` adds replications to a point until the relative half-width of ``metric`` is
     below ``x``, at most ``max_replications``. ``jobs`` local processes (default: one per core)
     or ``dask = "tcp://HOST:PORT"`` / ``"local"``. Runs already stored in ``out`` are skipped.
+    ``out`` must not exist, be empty, or hold this study (atmsim's marker, or its study.json);
+    anything else raises ``ScenarioError`` before anything runs, unless ``force`` (then the study
+    goes beside the files there, never replacing one atmsim did not write: ``atmsim.outdir``).
     Bad input raises ``ScenarioError`` before anything is written or, for a metric that is not in
     the summary, once the first run is stored (the stored runs are kept).
     """
@@ -189,7 +193,7 @@ def sweep(
             ok = results(target, "SELECT * FROM runs WHERE status = 'ok' LIMIT 1")
             if not ok.empty:  # checked before the store is touched
                 _check_metrics(spec, {k: v for k, v in ok.iloc[0].items() if not pd.isna(v)})
-        store = Store.open(target, STUDY_KIND, identity, spec.as_dict())
+        store = Store.open(target, STUDY_KIND, identity, spec.as_dict(), force=force, writes=("points.csv",))
         stored = store.done_ids()
         counts = {p.index: spec.replications for p in spec.points()}
         if spec.adaptive and stored:

@@ -21,7 +21,9 @@ again skips the runs whose row exists.
 
 ``query(DIR, SQL)`` runs DuckDB over the files: the view ``runs`` is the run table, and each
 series (``ports``, ``connections``, ``abr_sources``, ``abr_ports``, ``tcp``) is a view with a
-``run_id`` column, e.g. ``SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id``.
+``run_id`` column, e.g. ``SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id``. The
+query is one read-only statement and the connection reads nothing but the study's tables
+(``connect``, ``query``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ScenarioError
-from ..result import pid_alive
+from ..outdir import OutputDir, claim, pid_alive, read_marker
 
 __all__ = ["Store", "results", "query", "flatten", "META_COLUMNS"]
 
@@ -48,9 +50,8 @@ TABLE = "table"
 SERIES = "series"
 #: the columns every row has, in this order (then the parameters ``set.KEY``, then the summary)
 META_COLUMNS = ("run_id", "point", "replication", "seed", "status", "error", "run_wall_s", "worker")
-#: what a directory may already hold when a study (or a reproduction, whose report sits beside
-#: its runs) starts in it without a study.json
-_KNOWN = {STUDY_FILE, RUNS_FILE, TABLE, SERIES, "runs", "plots", "report.md", "comparison.csv", "report.html", "points.csv"}
+#: what a store writes at its top level (directories with a trailing /)
+STORE_NAMES = (STUDY_FILE, RUNS_FILE, TABLE + "/", SERIES + "/")
 _TMP_FILE = re.compile(r"\.(?P<name>.+)\.tmp-(?P<pid>[0-9]+)-[0-9a-f]+")
 
 
@@ -76,36 +77,45 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 class Store:
     """A study's directory (see the module docstring)."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.dir = Path(directory).resolve()
+    def __init__(self, directory: str | os.PathLike[str], out: OutputDir | None = None) -> None:
+        self.dir = Path(directory).resolve() if out is None else out.path
         self.table_dir = self.dir / TABLE
         self.series_dir = self.dir / SERIES
+        #: the claim of the directory (``open``): what the store may replace; None for readers
+        self.out = out
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, directory: str | os.PathLike[str], kind: str, identity: str, spec: Mapping[str, Any]) -> "Store":
-        """Open (or create) the store for a study of ``kind`` with ``identity``; a directory
-        holding another study, or other files, is refused (``ScenarioError``) and left as it is."""
+    def open(
+        cls, directory: str | os.PathLike[str], kind: str, identity: str, spec: Mapping[str, Any],
+        force: bool = False, writes: tuple[str, ...] = (),
+    ) -> "Store":
+        """Open (or create) the store for a study of ``kind`` (the command: ``sweep`` or
+        ``reproduce``) with ``identity``. The directory must not exist, be empty, or carry
+        atmsim's marker of the same command (``atmsim.outdir``; a study written before the
+        marker existed is recognised by its ``study.json`` of this kind and identity); anything
+        else is refused (``ScenarioError``) unless ``force``. A directory holding another study,
+        or a file atmsim did not write at a name the store (or ``writes``: the other top-level
+        names the command will write) uses, is refused even then; a refused directory is left as
+        it is."""
         from ..version import __version__
 
-        path = Path(directory)
-        if path.exists() and not path.is_dir():
-            raise ScenarioError(str(directory), "", "output path exists and is not a directory")
-        existing = read_study(path)
-        if existing is not None:
-            if existing.get("kind") != kind or existing.get("identity") != identity:
-                raise ScenarioError(
-                    str(directory), "",
-                    f"holds another study ({existing.get('kind')} {existing.get('identity')}; this one is {kind} {identity}): "
-                    "choose another --out or remove it",
-                )
-        elif path.is_dir():
-            foreign = sorted(p.name for p in path.iterdir() if p.name not in _KNOWN and not p.name.startswith("."))
-            if foreign:
-                raise ScenarioError(str(directory), "", f"is not a study directory (it holds {foreign[0]!r}); choose another --out")
-        store = cls(path)
-        store.table_dir.mkdir(parents=True, exist_ok=True)
-        store.series_dir.mkdir(parents=True, exist_ok=True)
+        existing = read_study(directory) if Path(directory).is_dir() else None
+        if not isinstance(existing, dict):
+            existing = None  # not a study.json of ours: the claim below judges the directory
+        if existing is not None and (existing.get("kind") != kind or existing.get("identity") != identity):
+            raise ScenarioError(
+                str(directory), "",
+                f"holds another study ({existing.get('kind')} {existing.get('identity')}; this one is {kind} {identity}): "
+                "choose another --out or remove it",
+            )
+        _adopt_legacy(Path(directory), kind, existing)
+        out = claim(directory, kind, force=force, writes=STORE_NAMES + tuple(writes))
+        out.ensure()
+        store = cls(out.path, out)
+        store.table_dir.mkdir(exist_ok=True)
+        store.series_dir.mkdir(exist_ok=True)
+        out.add([TABLE + "/", SERIES + "/"])
         store.remove_stale()
         info = {"kind": kind, "identity": identity, "atmsim_version": __version__, "spec": dict(spec)}
         store.write_text(STUDY_FILE, json.dumps(info, indent=2, sort_keys=True, default=str) + "\n")
@@ -135,16 +145,19 @@ class Store:
 
     # ------------------------------------------------------------------ writing
     def write_text(self, name: str, text: str) -> Path:
-        """``DIR/name`` written atomically (temporary file, then rename)."""
-        target = self.dir / name
-        tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-        return target
+        """``DIR/name`` written atomically (temporary file, then rename), replacing only a file
+        atmsim wrote (``OutputDir.write_file``)."""
+        return self._claimed().write_file(name, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+    def _claimed(self) -> OutputDir:
+        """The store's claim (``open``); a store made with ``Store(DIR)`` claims its directory
+        now: it must be a study (atmsim's marker of ``sweep`` or ``reproduce``)."""
+        if self.out is None:
+            marker = read_marker(self.dir)
+            if marker is None or marker["command"] not in ("sweep", "reproduce"):
+                raise ScenarioError(str(self.dir), "", "not a study directory written by atmsim (no marker)")
+            self.out = claim(self.dir, marker["command"])
+        return self.out
 
     def series_path(self, run_id: str) -> Path:
         return self.series_dir / f"run_id={run_id}"
@@ -207,13 +220,7 @@ class Store:
             old = old.filter(pc.invert(pc.is_in(old.column("run_id"), value_set=new.column("run_id"))))
             table = pa.concat_tables([old, new], promote_options="permissive")
         table = table.sort_by([("point", "ascending"), ("replication", "ascending"), ("run_id", "ascending")])
-        tmp = self.dir / f".{RUNS_FILE}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            pq.write_table(table, tmp)
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        self._claimed().write_file(RUNS_FILE, lambda tmp: pq.write_table(table, tmp))
         for f in files:
             try:
                 f.unlink()
@@ -282,6 +289,19 @@ def _arrow_type(key: str, value: Any) -> Any:
     return pa.string()
 
 
+def _adopt_legacy(directory: Path, kind: str, existing: Mapping[str, Any] | None) -> None:
+    """A study written before the marker existed (``study.json`` of this kind and identity, no
+    marker) gets the marker, listing the store's own files that are there; nothing else in the
+    directory counts as atmsim's (a report beside it must be moved away once)."""
+    if existing is None or read_marker(directory) is not None or (directory / ".atmsim-output.json").exists():
+        return
+    present = [n for n in STORE_NAMES if (directory / n.rstrip("/")).exists()]
+    if kind == "sweep" and (directory / "points.csv").is_file():
+        present.append("points.csv")
+    out = OutputDir(directory.resolve(), kind, str(directory), existed=True, ours=set(present))
+    out.ensure()
+
+
 def read_study(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
     p = Path(directory) / STUDY_FILE
     if not p.is_file():
@@ -296,18 +316,52 @@ def read_study(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def _sql_path(p: Path) -> str:
-    return "'" + str(p).replace("'", "''") + "'"
+    return _sql_text(str(p))
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+#: what ``query`` runs: one statement of these kinds (SELECT covers WITH ... SELECT, FROM ...,
+#: VALUES, TABLE, DESCRIBE, SHOW and SUMMARIZE, which DuckDB parses as queries)
+_READ_ONLY = ("SELECT",)
 
 
 def connect(directory: str | os.PathLike[str]) -> Any:
-    """A DuckDB connection with the views ``runs`` and one per series name (see the module
-    docstring). Raises ``ScenarioError`` if ``directory`` is not a study."""
+    """A locked-down DuckDB connection with the views ``runs`` and one per series name (see the
+    module docstring). Raises ``ScenarioError`` if ``directory`` is not a study.
+
+    The connection reads only the study's tables: the views are made first, then DuckDB's
+    external access is turned off except for ``runs.parquet`` and the ``series/`` folder
+    (``allowed_paths``, ``allowed_directories``: no other file, directory listing, ATTACH,
+    COPY or EXPORT outside them), extensions are neither installed nor loaded (autoinstall,
+    autoload and community extensions off) and the configuration is locked, so a query cannot
+    turn any of this back on. Writing is refused before execution by ``query`` (one read-only
+    statement only), since DuckDB would let COPY write into an allowed folder."""
     import duckdb
 
     d = Path(directory)
     if read_study(d) is None:
         raise ScenarioError(str(directory), "", f"not a study directory (no {STUDY_FILE})")
-    con = duckdb.connect(":memory:")
+    d = d.resolve()  # DuckDB compares the allowed paths with the files' resolved paths
+    con = duckdb.connect(":memory:", config={
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False, "allow_community_extensions": False,
+    })
+    try:
+        _create_views(con, d)
+        con.execute(f"SET allowed_paths = [{_sql_path(d / RUNS_FILE)}]")
+        con.execute(f"SET allowed_directories = [{_sql_text(str(d / SERIES) + os.sep)}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _create_views(con: Any, d: Path) -> None:
+    """The view ``runs`` (``runs.parquet`` and the pending rows) and one view per series."""
     con.execute("SET enable_progress_bar = false")
     store = Store(d)
     pending, _ = store.pending_table()
@@ -340,18 +394,53 @@ def connect(directory: str | os.PathLike[str]) -> Any:
             f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet({_sql_path(series / "run_id=*" / (name + ".parquet"))}, '
             "hive_partitioning=true, union_by_name=true)"
         )
-    return con
+
+
+def _check_read_only(con: Any, directory: str | os.PathLike[str], sql: str) -> None:
+    """``sql`` must be exactly one read-only query; anything else is refused before it runs."""
+    import duckdb
+
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise ScenarioError(str(directory), "", f"query failed: {_duckdb_message(e)}") from None
+    if not statements:
+        raise ScenarioError(str(directory), "", "no SQL statement given; e.g. 'SELECT * FROM runs'")
+    kinds = [str(s.type).rsplit(".", 1)[-1] for s in statements]
+    if len(kinds) != 1 or kinds[0] not in _READ_ONLY:
+        shown = ", ".join(dict.fromkeys(k for k in kinds if k not in _READ_ONLY)) or f"{len(kinds)} statements"
+        raise ScenarioError(
+            str(directory), "",
+            f"refused: results query runs one read-only query (SELECT, WITH ... SELECT, DESCRIBE, SHOW), not {shown}",
+        )
+
+
+def _duckdb_message(e: Exception) -> str:
+    """DuckDB's message on one line: its first line, and the hints that follow it ("Candidate
+    bindings", "Did you mean"); never the quoted SQL with its caret, nor the lines DuckDB quotes
+    from a file it read ("Original Line", the reader's options), so no file's contents show."""
+    lines = str(e).splitlines()
+    keep = lines[:1]
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        if line.startswith(("Candidate bindings", "Did you mean")):
+            keep.append(line)
+    return " ".join(" ".join(keep).split())
 
 
 def query(directory: str | os.PathLike[str], sql: str) -> pd.DataFrame:
-    """Run ``sql`` over the study in ``directory`` (DuckDB; see the module docstring)."""
+    """Run ``sql``, one read-only query, over the study in ``directory`` (DuckDB, locked down:
+    see ``connect``; the module docstring lists the views). Anything but one SELECT (COPY,
+    ATTACH, INSTALL, SET, PRAGMA, several statements, ...) is refused (``ScenarioError``)."""
     import duckdb
 
     con = connect(directory)
     try:
+        _check_read_only(con, directory, sql)
         return con.execute(sql).df()
     except duckdb.Error as e:
-        raise ScenarioError(str(directory), "", f"query failed: {' '.join(str(e).split())}") from None
+        raise ScenarioError(str(directory), "", f"query failed: {_duckdb_message(e)}") from None
     finally:
         con.close()
 
