@@ -154,10 +154,10 @@ pub(crate) fn validate_tcp(p: &str, t: &TcpSpec) -> Res<()> {
         max_win,
         &format!(" (at least one MSS{why})"),
     )?;
-    if let Some(c) = t.mss_cluster_bytes {
+    if let Some(c) = t.mcl_bytes {
         if !(256..=65_536).contains(&c) || c.count_ones() != 1 {
             return Err(ScenarioError::new(
-                format!("{p}.mss_cluster_bytes"),
+                format!("{p}.mcl_bytes"),
                 format!("must be a power of two in 256..=65536 (the mbuf cluster, MCLBYTES), got {c}"),
             ));
         }

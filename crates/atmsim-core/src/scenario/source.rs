@@ -83,11 +83,13 @@ pub struct TcpSpec {
     /// only flags the delayed ACK, the read's tcp_output sends it). False: every second segment
     /// is acknowledged on arrival, before the read.
     pub ack_at_read: bool,
-    /// 4.3BSD `tcp_mss`: an MSS above this many bytes (the mbuf cluster, MCLBYTES, a power of
-    /// two 256..=65536) is rounded down to a multiple of it, e.g. 9,148 to 8,192. Absent: the
-    /// MSS is `mss_bytes` as given.
+    /// BSD's mbuf cluster size MCLBYTES (a power of two 256..=65536): 4.3BSD `tcp_mss` rounds
+    /// an MSS above it down to a multiple of it (9,148 to 8,192), and the socket layer's
+    /// `sosend` hands each write to TCP one cluster at a time, TCP's output running after
+    /// each (docs/tcp.md). Absent: the MSS is `mss_bytes` as given and a write reaches TCP
+    /// whole.
     #[schemars(range(min = 256, max = 65536))]
-    pub mss_cluster_bytes: Option<i64>,
+    pub mcl_bytes: Option<i64>,
     /// Fast-timer period of delayed ACKs, ms (> 0, default 200).
     #[schemars(range(min = 1e-3, max = 1e6))]
     pub delack_ms: f64,
@@ -131,7 +133,7 @@ impl Default for TcpSpec {
             recovery: TcpRecoverySpec::Reno,
             delayed_ack: false,
             ack_at_read: true,
-            mss_cluster_bytes: None,
+            mcl_bytes: None,
             delack_ms: 200.0,
             nagle: true,
             timer_granularity_ms: 100.0,
@@ -151,11 +153,11 @@ impl TcpSpec {
         self.rto_min_ms.unwrap_or(2.0 * self.timer_granularity_ms)
     }
 
-    /// The MSS the connection uses: `mss_bytes`, rounded down to a multiple of
-    /// `mss_cluster_bytes` when above it (4.3BSD `tcp_mss`).
+    /// The MSS the connection uses: `mss_bytes`, rounded down to a multiple of `mcl_bytes`
+    /// when above it (4.3BSD `tcp_mss`).
     pub fn mss(&self) -> u32 {
         let mss = self.mss_bytes as u32;
-        match self.mss_cluster_bytes {
+        match self.mcl_bytes {
             Some(c) if mss > c as u32 => mss / c as u32 * c as u32,
             _ => mss,
         }
@@ -174,6 +176,7 @@ impl TcpSpec {
         };
         p.delayed_ack = self.delayed_ack;
         p.ack_at_read = self.ack_at_read;
+        p.send_chunk = self.mcl_bytes.map(|c| c as u64);
         p.delack = secs_to_ps(self.delack_ms / 1e3);
         p.nagle = self.nagle;
         p.tick = secs_to_ps(self.timer_granularity_ms / 1e3);

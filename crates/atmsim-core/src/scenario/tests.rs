@@ -439,7 +439,7 @@ fn mss_cluster_rounding_and_its_check() {
     let tcp = |mss: i64, cluster: Option<i64>| TcpSpec {
         mss_bytes: mss,
         mtu_bytes: 9188,
-        mss_cluster_bytes: cluster,
+        mcl_bytes: cluster,
         ..TcpSpec::default()
     };
     for c in [1024, 2048, 4096, 8192] {
@@ -451,9 +451,9 @@ fn mss_cluster_rounding_and_its_check() {
     assert_eq!(tcp(5000, Some(2048)).mss(), 4096);
     let mut v = base_json();
     v["connections"][0]["source"] = serde_json::json!({
-        "kind": "tcp", "tcp": {"mss_cluster_bytes": 3000}
+        "kind": "tcp", "tcp": {"mcl_bytes": 3000}
     });
     let e = err(v);
-    assert_eq!(e.path, "connections[0].source.tcp.mss_cluster_bytes");
+    assert_eq!(e.path, "connections[0].source.tcp.mcl_bytes");
     assert!(e.message.contains("power of two"), "{}", e.message);
 }

@@ -98,6 +98,12 @@ pub struct TcpParams {
     /// second segment is acknowledged on arrival, before the read, with the unread data taken
     /// off the window (the model before issue 26).
     pub ack_at_read: bool,
+    /// BSD's socket layer hands a write to TCP in chunks of this many bytes (the mbuf cluster,
+    /// MCLBYTES), TCP's output running after each (4.4BSD `sosend`: for a stream socket the
+    /// inner loop fills one cluster and calls PRU_SEND, so `tcp_output` sees the write grow
+    /// cluster by cluster; Stevens vol. 2, `sosend`; our paraphrase). None: the whole write
+    /// at once.
+    pub send_chunk: Option<u64>,
     /// Fast-timer period of delayed ACKs.
     pub delack: SimDuration,
     pub nagle: bool,
@@ -124,6 +130,7 @@ impl TcpParams {
             recovery: Recovery::None,
             delayed_ack: false,
             ack_at_read: true,
+            send_chunk: None,
             delack: secs_to_ps(0.2),
             nagle: true,
             tick: secs_to_ps(0.1),

@@ -152,8 +152,22 @@ impl TcpSender {
             self.p.workload == Workload::App,
             "write needs Workload::App"
         );
-        self.written += bytes;
-        self.output(now, out);
+        match self.p.send_chunk {
+            // sosend: one cluster at a time, tcp_output after each
+            Some(c) if c > 0 && bytes > c => {
+                let mut left = bytes;
+                while left > 0 {
+                    let n = left.min(c);
+                    self.written += n;
+                    left -= n;
+                    self.output(now, out);
+                }
+            }
+            _ => {
+                self.written += bytes;
+                self.output(now, out);
+            }
+        }
     }
 
     /// Bytes written and not yet acknowledged (bulk: unbounded, `u64::MAX - snd_una`).
@@ -488,6 +502,30 @@ mod tests {
         let mut out = Out::default();
         s.on_timer(0, &mut out);
         (s, out)
+    }
+
+    /// BSD's `sosend` hands a write to TCP one cluster at a time: on an idle connection with
+    /// MSS 8,192 and Nagle, a 5,000 B write with 4,096 B clusters sends the first cluster at
+    /// once and holds the 904 B tail for its ACK; without clusters the whole write is one
+    /// segment (the end of the data on an idle connection); 4,000 B fits one cluster either way.
+    #[test]
+    fn sosend_hands_a_write_to_tcp_cluster_by_cluster() {
+        let lens = |chunk: Option<u64>, bytes: u64| {
+            let mut p = TcpParams::new(8192, 65_535);
+            p.workload = Workload::App;
+            p.initial_cwnd = 4;
+            p.send_chunk = chunk;
+            let (mut s, mut out) = started(p);
+            s.write(1, bytes, &mut out);
+            out.frames
+                .iter()
+                .map(|f| f.0 - super::super::TCP_IP_LLC_BYTES)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lens(Some(4096), 5000), vec![4096]);
+        assert_eq!(lens(None, 5000), vec![5000]);
+        assert_eq!(lens(Some(4096), 4000), vec![4000]);
+        assert_eq!(lens(Some(4096), 9000), vec![4096], "one segment of 8,192 waits for data");
     }
 
     #[test]
