@@ -219,8 +219,10 @@ def _method() -> str:
     with N = {m['bulk']['wan']} on the WAN and {m['bulk']['lan']} on the LAN
     (k = 0: the rr alone); the bulk members must outlast the rr member, checked per run.
 - **Hosts**: the host model's presets `seed001-wan` / `seed001-lan` on the hosts
-  (docs/hosts.md); in this build their per-packet costs reach the workload's transports, their
-  per-TSDU costs and socket buffers do not (they apply to `source.tcp.tsdu_bytes` writers).
+  (docs/hosts.md): the workload's writes and reads are system calls (`per_tsdu_us` each), its
+  packets pay the per-packet and per-byte costs, and its sockets have the hosts' buffers; BSD's
+  mbuf cluster (`mcl_bytes = 4096`: the MSS, 8,192 B, and writes handed to TCP cluster by
+  cluster) and ACKs after the application's read (docs/tcp.md).
 - **XTPX** (Figure 28): a workload over XTPX, k members `bulk_put 20000*N` (N = R x 8 s / 20,000,
   200 when unrestricted), window 29,120 B, R = B / I with I = 10 ms; ours is the mean of the k
   connections' throughputs, compared with min(R, PVC payload / k).
