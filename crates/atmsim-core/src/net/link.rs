@@ -31,10 +31,10 @@ pub struct Link {
 }
 
 impl Link {
-    /// The most cells a pipe reserves room for up front ([`Link::reserve`]): about 64 MB. A
+    /// The most cells a pipe reserves room for up front ([`Link::reserve`]): 64 KB. A
     /// longer pipe grows as cells come (a bandwidth-delay product of billions of cells, which a
     /// valid scenario may declare, must not be allocated before a cell is sent).
-    pub const RESERVE_MAX: usize = 1 << 20;
+    pub const RESERVE_MAX: usize = 1 << 10;
 
     /// A channel of this propagation delay into a node whose fabric takes `transit_ps`; room for
     /// `in_flight` cells is reserved up front (at most [`Link::RESERVE_MAX`]).
