@@ -144,6 +144,10 @@ def test_reproduce_seed003_quick_cli(tmp_path: Path, capsys) -> None:
     # the row does not claim one
     alone = by[("s1 settle time, alone: ordering by Nrm", "transient-all")]
     assert "faster for smaller Nrm" not in alone["published"]
+    # every claim row (published text: the seed's qualitative statement) is judged
+    claims = [r for r in rows if r["published"] and not _is_number(r["published"])]
+    assert len(claims) == 8 and all(r["held"] in ("true", "false") for r in claims), claims
+    assert alone["held"] == "true" and alone["ours"].startswith("settled for every Nrm")
     # plots: one per run (Figures 6-11) and the by-Nrm overlays; the runs' results
     for name in ("transient-nrm8", "transient-nrm32", "transient-nrm256", "fairness-nrm8", "fairness-nrm32", "fairness-nrm256"):
         assert (out / "plots" / f"{name}.png").stat().st_size > 0
@@ -152,6 +156,14 @@ def test_reproduce_seed003_quick_cli(tmp_path: Path, capsys) -> None:
         assert summary["connections"]["s1" if name.startswith("t") else "c1"]["acr_final_mbps"] > 0
     assert (out / "plots" / "transient-s1-acr-by-nrm.png").is_file()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".rep.")], "temporary directories left"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def test_ordering_verdict() -> None:
@@ -226,12 +238,13 @@ def test_list(capsys) -> None:
 
 
 def test_seed003_ordering_rows_carry_their_verdict() -> None:
-    """A stated ordering holds only when the times bear it out ("yes"); "equal" and "no" do not;
-    an unsettled run or a row where the seed states no ordering is not judged."""
-    from atmsim.reproduce.seed003 import _held, ordering_verdict
+    """A stated ordering holds only when the times bear it out ('yes'); 'equal', 'no' and no run
+    settled do not. Where the seed states no ordering, the row holds when every Nrm settles."""
+    from atmsim.reproduce.seed003 import _held, _settled_in_all, ordering_verdict
 
-    assert _held(ordering_verdict([1.0, 2.0, 3.0]), True) is True
-    assert _held(ordering_verdict([3.0, 2.0, 1.0]), True) is False
-    assert _held(ordering_verdict([2.0, 2.0]), True) is False
-    assert _held(ordering_verdict([math.nan, math.nan]), True) is None
-    assert _held(ordering_verdict([1.0, 2.0]), False) is None
+    assert _held(ordering_verdict([1.0, 2.0, 3.0])) is True
+    assert _held(ordering_verdict([3.0, 2.0, 1.0])) is False
+    assert _held(ordering_verdict([2.0, 2.0])) is False
+    assert _held(ordering_verdict([math.nan, math.nan])) is False
+    assert _settled_in_all([0.0235, 0.0235, 0.0235]) is True
+    assert _settled_in_all([0.02, math.nan]) is False

@@ -49,7 +49,8 @@ def test_figure9_values_are_the_seeds_rows() -> None:
         vals = rows[r["streams"]]
         half = vals[:3] if r["switch"] == "fore" else vals[3:]
         assert half == [r["pct_2_4"], r["pct_4_6"], r["pct_6_inf"]], r
-        assert r["quote"].startswith(f'{r["streams"]} streams') and f'[6, infinity) {r["pct_6_inf"]}%' in r["quote"]
+        # the quote is the seed's row (tests/test_seed_quotes.py: verbatim), both switches' values
+        assert r["quote"].startswith(f'{r["streams"]} streams (') and r["quote"].endswith("%")
 
 
 def test_quick_reproduction(tmp_path: Path) -> None:
@@ -57,9 +58,12 @@ def test_quick_reproduction(tmp_path: Path) -> None:
     report = reproduce("seed004", quick=True, out=out)
     rows = list(csv.DictReader((out / "comparison.csv").open()))
     quantities = {r["quantity"] for r in rows}
-    for claim in ("credit switch", "2 senders to 1", "grows with the number of streams", "MPEG-1 < JPEG < MPEG-2",
+    # every claim the quick runs bear on has a row; loss growing with the number of streams
+    # needs two stream counts of one configuration, which --quick does not run: no row
+    for claim in ("credit switch", "2 senders to 1", "MPEG-1 < JPEG < MPEG-2",
                   "TCP carries more streams", "per-stream spread small for TCP"):
         assert any(claim in q for q in quantities), claim
+    assert not any("grows with the number of streams" in q for q in quantities)
     # every Figure 7/8 reference of a run made is compared: quick runs 24 (Fig. 7) and 96 (Fig. 8)
     runs = {r["run"].split(" ")[0] for r in rows if r["quantity"].startswith("frame loss")}
     assert runs == {"fig7-4to1-fore-n24", "fig7-4to1-cisco-n24", "fig7-2to1-fore-n24", "fig7-2to1-cisco-n24",
@@ -70,12 +74,10 @@ def test_quick_reproduction(tmp_path: Path) -> None:
     assert len(tcp) == 6 and all(r["published"] for r in tcp)
     lost = [r for r in rows if r["quantity"].startswith("TCP: frames lost")]
     assert len(lost) == 2 and all(float(r["ours"]) == 0 for r in lost)
-    # every claim row is judged or says why not: held is true / false, or empty with a reason
+    # every claim row is judged: held is true or false, never empty
     for r in rows:
         if r["quantity"].startswith("claim:"):
-            assert r["held"] in ("true", "false", ""), r
-            if r["held"] == "":
-                assert r["ours"].startswith(("not judged", "no runs")), r
+            assert r["held"] in ("true", "false"), r
     assert (out / "report.md").exists() and report.plots
     assert any(p.name == "fig9.png" for p in report.plots)
     assert get_experiment("seed004").seed_file == SEED.name

@@ -35,18 +35,15 @@ def _comparison(page: Page, rows: list[dict[str, Any]], title: str) -> None:
     ours against published for the numeric rows (the diagonal = agreement)."""
     import plotly.graph_objects as go
 
-    from ..reproduce.experiment import claim_held
-
     headers = ["quantity", "run", "published", "ours", "difference", "relative", "claim", "source"]
     table, classes = [], []
     for r in rows:
         pub, ours, diff = r.get("published"), r.get("ours"), r.get("difference")
         rel = diff / pub if isinstance(diff, float) and isinstance(pub, float) and pub else None
-        given = r.get("held")
-        if isinstance(given, str):  # comparison.csv: "true" / "false" / "" (not judged or older file)
-            given = {"true": True, "false": False}.get(given)
-        held = claim_held(pub, ours, given)
-        if held is None:
+        held = r.get("held")
+        if isinstance(held, str):  # comparison.csv: "true" / "false" / "" (not a claim)
+            held = {"true": True, "false": False}.get(held)
+        if held is None:  # not a claim (a text row without a verdict: seed 001's dips, a range)
             claim = "not judged" if isinstance(pub, str) else ""
         else:
             claim = "held" if held else "not held"

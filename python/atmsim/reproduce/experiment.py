@@ -1,8 +1,8 @@
 """What an experiment of ``atmsim reproduce`` is made of, and the pieces every experiment module
 uses: ``RunSpec``, ``Row``, ``Experiment``, ``Report``; the reference data (``load_reference``),
 where scenario files live (``scenarios_dir``), a run's validated scenario (``resolve_run``); the
-comparison's text, Markdown and CSV forms; and the rule that judges a qualitative row
-(``claim_held``). The experiment modules (``seed000`` ...) import from here, and the registry and
+comparison's text, Markdown and CSV forms. A claim is judged by its experiment, which sets
+``Row.held`` (true or false on every claim row). The experiment modules (``seed000`` ...) import from here, and the registry and
 ``reproduce()`` (the package's ``__init__``) import them, so no import goes back up. Everything
 here is also importable from ``atmsim.reproduce``.
 """
@@ -38,15 +38,13 @@ __all__ = [
     "markdown_table",
     "comparison_csv",
     "replace",
-    "CLAIM_WORDS",
-    "claim_held",
 ]
 
 #: columns of ``comparison.csv`` (and of the printed table)
 COLUMNS = ("quantity", "run", "published", "ours", "difference", "source")
 #: extra columns of ``comparison.csv``: the standard deviation of ours over replications, and
 #: their number (empty / 1 for a single run), and for a qualitative row the experiment's verdict
-#: whether the seed's claim held (``true`` / ``false``, empty when not judged)
+#: whether the seed's claim held (``true`` / ``false``; empty for a row that is not a claim)
 CSV_EXTRA = ("ours_sd", "replications", "held")
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
@@ -92,8 +90,8 @@ class Row:
     #: deviation
     spread: float | None = None
     replications: int = 1
-    #: for a qualitative row, whether the seed's claim held in ours, decided by the experiment
-    #: (``None``: not judged, or left to ``claim_held``'s text rule)
+    #: for a claim row, whether the seed's claim held in ours, decided by the experiment by a rule
+    #: it states (every claim row of every experiment sets it); ``None``: the row is not a claim
     held: bool | None = None
 
     @property
@@ -283,32 +281,3 @@ def resolve_run(spec: RunSpec) -> tuple[dict[str, Any], Any]:
 def replace(obj: Any, **changes: Any) -> Any:
     """A copy of a ``RunSpec`` or ``Experiment`` with some fields changed (``dataclasses.replace``)."""
     return dataclasses.replace(obj, **changes)
-
-
-# ------------------------------------------------------------------------------------ claims
-
-
-#: a claim's published word -> the word our verdict starts with when the claim holds (seed 002's
-#: queue rows: "bounded" holds when the queue drained, "unbounded" when it did not)
-CLAIM_WORDS = {"bounded": "drained", "unbounded": "not drained"}
-
-
-def claim_held(published: Any, ours: Any, held: bool | None = None) -> bool | None:
-    """Whether a qualitative row (published text) held: the experiment's own verdict ``held``
-    when it gives one (``Row.held``); else ours starting with ``yes`` / ``no``
-    (seed 003's ordering rows), or ours starting with the verdict ``CLAIM_WORDS`` gives for the
-    published word. ``None`` for numeric rows and texts this rule cannot judge."""
-    if not isinstance(published, str) or not isinstance(ours, str):
-        return None
-    if held is not None:
-        return held
-    text = ours.strip().lower()
-    if text.startswith("yes"):
-        return True
-    if text.startswith("no") and not text.startswith("not "):
-        return False
-    word = CLAIM_WORDS.get(published.strip().lower())
-    if word is None:
-        return None
-    verdict = text.split(":", 1)[0].strip()
-    return verdict == word

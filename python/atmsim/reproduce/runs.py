@@ -3,7 +3,7 @@
 run kept), and the report files written beside the store (``REPORT_NAMES``), replaced when the
 new ones are all complete and only where they are atmsim's (``atmsim.outdir.install``, called by
 ``atmsim.reproduce.reproduce``). (Was ``atmsim.study.reproduction``; ``reproduce_all`` is now in
-``atmsim.reproduce`` and ``claim_held`` in ``atmsim.reproduce.experiment``.)"""
+``atmsim.reproduce``.)"""
 
 from __future__ import annotations
 

@@ -38,6 +38,10 @@ ONOFF_SAMPLE_S = 0.001
 #: at 149.76 Mb/s (at most about 1,770 cells), so every interval ends on time
 TIMED_ONLY_CELLS = 1_000_000
 TIMED_SUFFIX = "-timed-5ms-interval"
+#: section 7.2's claim on the ON-OFF study, "the efficiency remains high (around 90%)": held when
+#: ours is at least this (%): "around 90" read as within 5 points, and above it the efficiency
+#: still "remains high" (chosen in issue 26 with the full run's values at hand: 98.5 and 95.2)
+ONOFF_EFFICIENCY_HELD = 85.0
 #: the video model's bounds and multiplex (seed 000 section 4)
 VIDEO_BOUNDS_MBPS = (0.0, 15.0)
 VIDEO_SOURCES = 9
@@ -183,7 +187,10 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
             if key[4]:
                 label += " (check: not the seed's interval)"
             rows.append(_row("max queue Sw1->Sw2 (cells)", label, on["max_queue_cells"], ms, "max_queue_cells", 4, f'{src}: "{on["queue_quote"]}"'))
-            rows.append(_row("efficiency (%)", label, on["efficiency_qualitative"], ms, "efficiency_percent", 3, f'{src}: "{on["efficiency_quote"]}"'))
+            eff = _row(f"efficiency (%), claim: remains high (held at >= {ONOFF_EFFICIENCY_HELD:g})", label, on["efficiency_qualitative"],
+                       ms, "efficiency_percent", 3, f'{src}: "{on["efficiency_quote"]}"')
+            eff.held = math.isfinite(eff.ours) and eff.ours >= ONOFF_EFFICIENCY_HELD  # type: ignore[arg-type]
+            rows.append(eff)
             continue
         ref = refs.get((config, mss, float(key[2]), float(key[3])))
         for col, name, digits in COLUMNS:
@@ -192,7 +199,7 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
             rows.append(_row(name, label, published, ms, col, digits, src))
         if (config, key[2]) == ("wan", 7.5):
             frac = ms[0]["max_payload_fraction"]
-            quote = reference["parameters"]["encapsulation_quote"] if mss == 512 else "for a MSS of 9140 bytes, the maximum throughput is 87% of ABR capacity"
+            quote = reference["parameters"]["encapsulation_quote" if mss == 512 else "encapsulation_9140_quote"]
             rows.append(Row("max TCP payload share of ABR capacity", f"mss{mss}", 0.78 if mss == 512 else 0.87, frac, f'{seed}, section 6: "{quote}"'))
     return rows
 
@@ -270,9 +277,11 @@ METHOD = f"""
   each.").
 - **ON-OFF run** (section 7.2): VBR 14 ms ON at 124.41 Mb/s ("80% of link rate", the seed's
   number), 6 ms OFF, sampled every {ONOFF_SAMPLE_S * 1e3:g} ms (the 5 ms of `wan.toml` would alias
-  the 20 ms period in the plot). A second ON-OFF run, labelled "check", ends ERICA+'s averaging
+  the 20 ms period in the plot). A second ON-OFF run, labelled 'check', ends ERICA+'s averaging
   interval on time alone (5 ms, no 500-cell bound); it is not the seed's setting, it shows where
-  the gap of the first comes from.
+  the gap of the first comes from. The seed's "the efficiency remains high (around 90%)" is
+  the one claim row (`held`): held when ours is at least {ONOFF_EFFICIENCY_HELD:g}% (around 90
+  read as within 5 points; above that it still "remains high").
 
 **Where ours differ from the published values, and why** (full run, `atmsim reproduce seed000`):
 
@@ -294,7 +303,7 @@ METHOD = f"""
   real 3x gap. What we checked (10 s WAN runs, MSS 512, seed 1): the maximum comes from the
   start-up (at 0.36 s), and after 1 s the queue still peaks at 9,574 cells and averages 5,246;
   with the averaging interval ended by time alone the maximum is 5,528 cells at 5 ms, 5,964 at
-  10 ms and 6,549 at 20 ms (the "check" row), and after 1 s the queue averages under 1,000 cells.
+  10 ms and 6,549 at 20 ms (the 'check' row), and after 1 s the queue averages under 1,000 cells.
   So in our model the gap is the averaging interval: a 500-cell bound ends an interval in about
   2-3 ms of ABR input, shorter than the 6 ms OFF and 14 ms ON phases. The seed's 5,637 came "with
   modifications to ERICA+ and a larger averaging interval" in the earlier study; which interval,

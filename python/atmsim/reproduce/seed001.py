@@ -207,7 +207,7 @@ def _method() -> str:
   the networks, RTT placement, TCP as SunOS 4.1.x), one run per table row with the row's SPIMS
   script set by `--set {KEY_SCRIPT}=...`. The seed's scripts are used as printed; volumes are
   reduced by one rule per table (never per row):
-  - Tables 9, 10 (xtcp, "Iterations: 1000, Runs: 10"): `{b['runs']} bulk_put TSDU*N;` with N =
+  - Tables 9, 10 (xtcp, "Iterations: 1000", "Runs: 10"): `{b['runs']} bulk_put TSDU*N;` with N =
     min(1000, ceil(budget / TSDU)), budget {b['bytes']['wan']:,} B on the WAN and
     {b['bytes']['lan']:,} B on the LAN (`--quick`: 1 run, a quarter of the budget, 4-5 rows).
     The window sweep of Figures 12 and 15 (4, 8, 16, 32, 50 KB; no published values besides
@@ -239,13 +239,14 @@ def _method() -> str:
   any comparison): WAN window rows within 0.80-1.05 of min(window / RTT, PVC payload rate);
   small TSDUs: our 50 B row below half our 9000 B row; slow start: on the WAN the first
   transaction of a run longer than the later ones by at least one RTT for requests over two
-  segments, transaction times near whole RTTs; LAN delayed-ACK artefact: some request sizes at
-  150 ms or more per transaction and others under 20 ms; bundles: the first connection's
+  segments, transaction times near whole RTTs; LAN: some request sizes at 150 ms or more per
+  transaction and others under 20 ms (the seed: "seems to depend more on system scheduling"; that
+  the slow ones are delayed-ACK periods is our reading); bundles: the first connection's
   throughput at the largest k below 80 % of that at the smallest k; XTPX: within 5 % of R on both
   networks.
 - **Rows no model has** (the seed's dips at particular TSDU sizes, e.g. Table 10's 5125, 13317,
   25605, ... at about 4,000-4,500 KB/s among 5,500-6,000): shown beside ours and counted in the
-  "dips" row; nothing is tuned to them.
+  'dips' row; nothing is tuned to them.
 """
 
 

@@ -3,7 +3,7 @@
 ``load_tables()`` reads ``tables.toml`` (each table's source, columns, units and the seed's KB)
 and the CSV of every table: numbers as printed (``None`` for the seed's "-"), with the seed
 file's line of each row. ``seed_rows(path)`` parses the same tables out of the seed file itself
-(the tab-separated rows above each "Table N" caption), for the test that compares the two.
+(the tab-separated rows above each 'Table N' caption), for the test that compares the two.
 
 Also the pieces of the runs' layout that the other seed 001 modules share (this is the lowest of
 them: ``seed001_data`` -> ``seed001_compare`` -> ``seed001_xtpx`` -> ``seed001_plots`` ->
@@ -87,7 +87,7 @@ _CAPTION = re.compile(r"^(?:Table|TABLE) (\d+)\b")
 
 def seed_rows(path: Path) -> dict[int, list[tuple[int, list[str]]]]:
     """The rows of Tables 9-20 in the seed file: ``{table: [(line, cells), ...]}``: every block of
-    lines starting with a digit directly above a caption "Table N" / "TABLE N" (blank lines
+    lines starting with a digit directly above a caption 'Table N' / 'TABLE N' (blank lines
     between rows allowed); a table printed over several pages has several captions."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out: dict[int, list[tuple[int, list[str]]]] = {}

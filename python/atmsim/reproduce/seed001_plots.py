@@ -1,6 +1,6 @@
 """Seed 001's figures: the published values of Tables 9-20 and ours, in the layout of Figures 12-28.
 
-Each plot draws the seed's column (markers, "seed") and ours (line, "ours") against the table's
+Each plot draws the seed's column (markers, 'seed') and ours (line, 'ours') against the table's
 first column; plots of tables whose runs are missing show the seed's values alone.
 """
 

@@ -73,21 +73,24 @@ METHOD = f"""
   value, or the max-min fair rate) until the phase ends (both sending: 0.85 s); `n/a` if it is outside that band at the phase's end. The seed gives no
   number. Where it states an ordering ("faster for smaller Nrm": s1 after s2 stops; c1, c16, c17)
   the `all` row checks it: `yes` when the times never decrease with Nrm and the smallest Nrm is
-  strictly faster than the largest, `equal` when all are the same, `no` otherwise. Where it states
-  none (s1 alone: "In all cases, source 1 ACR quickly comes down"; both sending) the row only
-  describes ours, and `equal` agrees with the seed.
+  strictly faster than the largest, `equal` when all are the same, `no` otherwise; `held` only
+  for `yes` (not when no run settled). Where it states none (s1 alone: "In all cases, source 1
+  ACR quickly comes down to its target value"; both sending: "brought down to 70 Mbps") the row
+  is held when every Nrm's run settles before the phase ends ("quickly" is not judged), and
+  describes the order of ours beside it (`equal` agrees with the seed).
 - **s2's fixed volume** (transient): s2's application hands 14 Mbit of cells (33,019 cells: the
   seed's 70 Mb/s for its "about 200 ms") to its ABR source from 0.7 s, which sends them at its
   ACR. The seed's "the high RM cell overhead causes the data of the second source to take a longer
   time to be transmitted" is checked by the time from 0.7 s to s2's last delivered data
-  (`connections` series) against Nrm: "longer for smaller Nrm".
+  (`connections` series) against Nrm: 'longer for smaller Nrm'.
 - **Max-min fair rates** (fairness): water-filling (`atmsim.reproduce.maxmin`) on the seed's
   network: both trunks at ERICA's target, 0.9 x 155.52 = 139.968 Mb/s; sources 1..15 limited to
   their 10 Mb/s of data as cells (11.085 Mb/s), 16 and 17 to their 100 Mb/s (110.85 Mb/s).
   Sw1->Sw2 carries 15 x 11.085 > 139.968 Mb/s, so each of c1..c15 is entitled to 9.331 Mb/s, and
   c16, c17 to (139.968 - 9.331) / 2 = 65.318 Mb/s.
 - **RM overhead**: `rm_overhead` of the connection in `summary.json` (RM cells / all cells it
-  sent), against 1/Nrm from TM 4.0's "one RM cell after every Nrm-1 cells".
+  sent), against 1/Nrm: section 1, "ABR sources send an RM cell after every Nrm-1 (usually Nrm = 32)
+  cells".
 - **Load factor z**: mean over the averaging intervals (series `abr_ports`) ending in the window;
   the seed: "starts at around 1.3 and eventually decreases till it is very close to 1".
 - **Max queue**: `max_queue_cells` of the port (exact) over the whole run; the seed only plots it.
@@ -218,7 +221,7 @@ def ordering_verdict(seq: Sequence[float], decreasing: bool = False) -> str:
     """Whether times ordered by increasing Nrm bear out "faster for smaller Nrm": ``yes`` when
     they never decrease and the smallest Nrm is strictly faster than the largest (a run that
     never settled counts as slowest), ``equal`` when all are the same, ``no`` otherwise.
-    ``decreasing=True`` asks the opposite ("longer for smaller Nrm"): never increasing, and the
+    ``decreasing=True`` asks the opposite ('longer for smaller Nrm'): never increasing, and the
     smallest Nrm strictly longer than the largest."""
     seq = [x if math.isfinite(x) else math.inf for x in seq]
     if all(math.isinf(x) for x in seq):
@@ -230,12 +233,18 @@ def ordering_verdict(seq: Sequence[float], decreasing: bool = False) -> str:
     return "yes" if all(a <= b + 1e-9 for a, b in zip(seq, seq[1:])) and seq[0] < seq[-1] else "no"
 
 
-def _held(verdict: str, ordering_claimed: bool) -> bool | None:
-    """Whether a stated ordering held: ``yes`` holds, ``no`` and ``equal`` do not; a run that
-    never settled is not judged, nor is a row where the seed states no ordering."""
-    if not ordering_claimed or verdict.startswith("n/a"):
-        return None
+def _held(verdict: str) -> bool:
+    """Whether a stated ordering held: ``yes`` holds; ``no``, ``equal`` and ``n/a`` (no run
+    settled: nothing shows the ordering) do not."""
     return verdict == "yes"
+
+
+def _settled_in_all(times: Sequence[float]) -> bool:
+    """The claim of a row where the seed states no ordering ("In all cases, source 1 ACR quickly
+    comes down to its target value"; both "brought down to 70 Mbps"): held when the run of every
+    Nrm settles (its settle time is finite: within the tolerance of the rate before the phase
+    ends)."""
+    return all(math.isfinite(x) for x in times)
 
 
 def last_data_s(result: Result, conn: str) -> float:
@@ -265,7 +274,7 @@ def _last_data_rows(
         rows.append(
             Row(
                 f"{ref['quantity']}: ordering by Nrm", f"{config}-all", str(ref.get("qualitative", "")),
-                f"{verdict} ({detail} ms)", source, held=_held(verdict, True),
+                f"{verdict} ({detail} ms)", source, held=_held(verdict),
             )
         )
     return rows
@@ -298,9 +307,11 @@ def _settle_rows(
             rows.append(Row(f"{conn} settle time, {PHASE_LABEL[phase]} (ms)", s.name, None, st * 1e3, source, 3))
         if len(times) > 1:
             verdict = ordering_verdict([x for _, x in times])  # by increasing Nrm
-            held = _held(verdict, ref.get("ordering", True))
+            held = _held(verdict)
             if not ref.get("ordering", True):
+                held = _settled_in_all([x for _, x in times])
                 verdict = {"yes": "faster for smaller Nrm", "no": "not ordered by Nrm"}.get(verdict, verdict)
+                verdict = f"{'settled' if held else 'not settled'} for every Nrm; {verdict}"
             detail = ", ".join(f"Nrm {n}: {'n/a' if not math.isfinite(x) else f'{x * 1e3:.1f}'}" for n, x in times)
             rows.append(
                 Row(
