@@ -39,9 +39,10 @@ ONOFF_SAMPLE_S = 0.001
 TIMED_ONLY_CELLS = 1_000_000
 TIMED_SUFFIX = "-timed-5ms-interval"
 #: section 7.2's claim on the ON-OFF study, "the efficiency remains high (around 90%)": held when
-#: ours is at least this (%): "around 90" read as within 5 points, and above it the efficiency
-#: still "remains high" (chosen in issue 26 with the full run's values at hand: 98.5 and 95.2)
-ONOFF_EFFICIENCY_HELD = 85.0
+#: ours is within this many points of 90 either way ('around' read as +-5 points; a one-sided
+#: '>= 85' rule was considered in issue 26 after the values 98.5 and 95.2 were known, and not
+#: kept: a rule chosen with the answer at hand would be tuned to it)
+ONOFF_EFFICIENCY_BAND = 5.0
 #: the video model's bounds and multiplex (seed 000 section 4)
 VIDEO_BOUNDS_MBPS = (0.0, 15.0)
 VIDEO_SOURCES = 9
@@ -187,9 +188,9 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
             if key[4]:
                 label += " (check: not the seed's interval)"
             rows.append(_row("max queue Sw1->Sw2 (cells)", label, on["max_queue_cells"], ms, "max_queue_cells", 4, f'{src}: "{on["queue_quote"]}"'))
-            eff = _row(f"efficiency (%), claim: remains high (held at >= {ONOFF_EFFICIENCY_HELD:g})", label, on["efficiency_qualitative"],
+            eff = _row(f"efficiency (%), claim: remains high, around 90 (held within {ONOFF_EFFICIENCY_BAND:g} points)", label, on["efficiency_qualitative"],
                        ms, "efficiency_percent", 3, f'{src}: "{on["efficiency_quote"]}"')
-            eff.held = math.isfinite(eff.ours) and eff.ours >= ONOFF_EFFICIENCY_HELD  # type: ignore[arg-type]
+            eff.held = math.isfinite(eff.ours) and abs(eff.ours - 90.0) <= ONOFF_EFFICIENCY_BAND  # type: ignore[arg-type]
             rows.append(eff)
             continue
         ref = refs.get((config, mss, float(key[2]), float(key[3])))
@@ -280,8 +281,8 @@ METHOD = f"""
   the 20 ms period in the plot). A second ON-OFF run, labelled 'check', ends ERICA+'s averaging
   interval on time alone (5 ms, no 500-cell bound); it is not the seed's setting, it shows where
   the gap of the first comes from. The seed's "the efficiency remains high (around 90%)" is
-  the one claim row (`held`): held when ours is at least {ONOFF_EFFICIENCY_HELD:g}% (around 90
-  read as within 5 points; above that it still "remains high").
+  the one claim row (`held`): held when ours is within {ONOFF_EFFICIENCY_BAND:g} points of 90%
+  ('around' read both ways). Ours is higher: the efficiency 'remains high', but not 'around 90'.
 
 **Where ours differ from the published values, and why** (full run, `atmsim reproduce seed000`):
 
@@ -310,7 +311,7 @@ METHOD = f"""
   the seed does not say. The other readings checked change the maximum the other way: the VBR
   peak as 80% of our 149.76 Mb/s link (119.81 Mb/s) gives 18,457 cells, the VBR starting 6 ms
   later 19,145; the ICR set-up rule has no effect on this run (16,816 either way). Efficiency
-  agrees with "around 90%" or better.
+  stays high, above the seed's "around 90%" (the claim row's rule).
 - **Max queues** are random (the spread over seeds is shown) and of the published size: a few
   thousand cells on the WAN and SAT+WAN layouts, 1-2.5 x 10^5 with satellite feedback.
 """
