@@ -60,6 +60,23 @@ impl Builder<'_> {
         (rev, a)
     }
 
+    /// Connection 0 of a raw transport source on a plain VC: the two hosts of
+    /// [`Builder::host_ends`] joined by [`Builder::two_ends`] (the reverse flow's frames of
+    /// `reverse_source.frame_bytes`); the reverse flow's index and the source's.
+    pub(crate) fn host_pair(
+        &self,
+        c: &ConnectionSpec,
+        fwd: usize,
+        rx_key: &str,
+        flows: &mut Vec<Flow>,
+        endpoints: &mut Vec<Endpoint>,
+    ) -> (usize, usize) {
+        let (a, b, _) = self.host_ends(c).expect("a raw transport has hosts at both ends");
+        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
+        let rframe = rframe.map(|f| f as u32);
+        self.two_ends(c, fwd, (a, b), rx_key, rframe, flows, endpoints)
+    }
+
     /// Connection `k` of a bundle on flows `fwd`/`rev`: its sending end (`apps.0`, on `fwd`)
     /// and receiving end (`apps.1`, named `connections.NAME.RX#k`), each flow handing frames
     /// numbered `k` to the far end.

@@ -41,11 +41,7 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
-        let (a, b, _) = self.host_ends(c).expect("tcp has hosts at both ends");
-        let ends = (a, b);
-        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
-        let rframe = rframe.map(|f| f as u32);
-        let (rev, src) = self.two_ends(c, fwd, ends, "tcp_receiver", rframe, flows, endpoints);
+        let (rev, src) = self.host_pair(c, fwd, "tcp_receiver", flows, endpoints);
         self.tcp_ends(c, fwd, rev, src, flows, endpoints);
     }
 

@@ -30,11 +30,7 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) {
-        let (a, b, _) = self.host_ends(c).expect("xtpx has hosts at both ends");
-        let ends = (a, b);
-        let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
-        let rframe = rframe.map(|f| f as u32);
-        let (rev, _) = self.two_ends(c, fwd, ends, "xtpx_receiver", rframe, flows, endpoints);
+        let (rev, _) = self.host_pair(c, fwd, "xtpx_receiver", flows, endpoints);
         self.xtpx_bundle(c, fwd, rev, flows, endpoints);
     }
 
