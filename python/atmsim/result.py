@@ -314,6 +314,7 @@ def _read_parquet(path: Path, columns: Sequence[str] | None, where: Mapping[str,
     """A series from its Parquet file, read now: ``columns`` only, rows ``where`` says (filtered
     while reading, row groups whose statistics exclude the value skipped; the rows keep their
     order)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
@@ -324,6 +325,10 @@ def _read_parquet(path: Path, columns: Sequence[str] | None, where: Mapping[str,
         return pd.read_parquet(path, columns=columns, filters=filters)
     except Exception as e:  # a file removed or damaged since the result was read
         raise ScenarioError(str(path), "", f"cannot read results: {e}") from None
+    finally:
+        # the decoded row groups are freed by now: hand their pages back (Arrow's allocator keeps
+        # them otherwise, and a reproduction reads one file after another)
+        pa.default_memory_pool().release_unused()
 
 
 def _arrow(columns: Mapping[str, Any]) -> Any:
