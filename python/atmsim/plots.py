@@ -162,7 +162,7 @@ def plot_all(result: Result, directory: str | os.PathLike[str], force: bool = Fa
     todo: list[tuple[str, str | None]] = [("utilization", None)]
     for name in result.series_names:
         table = result.schema(name)
-        if table is None or not (table.always or not result.series(name).empty):
+        if table is None or not (table.always or not result.series(name, columns=["time_s"]).empty):
             continue
         todo += [(figure, name) for figure in figures(table)]
     names = [f"{figure}.png" for figure, _ in todo]

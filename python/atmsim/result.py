@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,11 @@ class Result:
     ERICA averaging interval) and ``tcp`` (cwnd_bytes).
 
     ``series_names`` lists the series this result has; ``has_series(name)`` asks for one.
+
+    A series on disk (``Result.read``, or ``atmsim.run(out=...)``) is read from its Parquet file
+    when ``series`` asks for it, and not kept: such a result holds its summary and the files'
+    paths only, and a caller holds a series as long as it keeps the DataFrame. ``series(name,
+    columns=..., where=...)`` reads only some columns and the rows of one port or connection.
     """
 
     def __init__(self, summary: Mapping[str, Any], series: Mapping[str, Any]) -> None:
@@ -130,14 +135,25 @@ class Result:
     def has_series(self, name: str) -> bool:
         return name in self._raw
 
-    def series(self, name: str) -> pd.DataFrame:
+    def series(
+        self, name: str, columns: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
+    ) -> pd.DataFrame:
+        """Series ``name`` as a new DataFrame (the caller's: changing it changes nothing here).
+
+        ``columns``: only these, in the series' order (a name the series lacks is left out);
+        ``where``: only the rows whose columns equal the values given (``{"port": "A->B"}``), in
+        their order, indexed from 0. A series on disk is read from its file at every call (only
+        the columns and row groups asked for) and not kept."""
         if name not in self._raw:
             raise KeyError(f"no series {name!r}; available: {', '.join(self.series_names) or '(none)'}")
+        raw = self._raw[name]
+        if isinstance(raw, Path):
+            return _read_parquet(raw, columns, where)
         frame = self._frames.get(name)
         if frame is None:
-            frame = _frame(self._raw[name])
+            frame = _frame(raw)
             self._frames[name] = frame
-        return frame.copy()
+        return _select(frame, columns, where)
 
     def schema(self, name: str) -> SeriesTable | None:
         """The core's declaration of series ``name`` (None for a series it does not declare)."""
@@ -246,7 +262,9 @@ class Result:
 
     @classmethod
     def read(cls, directory: str | os.PathLike[str]) -> "Result":
-        """Load a result written by ``write`` (raises ``ScenarioError`` if there is none)."""
+        """A result written by ``write`` (raises ``ScenarioError`` if there is none): the summary
+        is read now, each series only when ``series`` asks for it (the Parquet files' footers are
+        checked now, so a file that is not Parquet is reported here)."""
         d = Path(directory)
         summary_path = d / SUMMARY_FILE
         if not d.is_dir():
@@ -257,25 +275,60 @@ class Result:
             summary = json.loads(summary_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             raise ScenarioError(str(summary_path), "", f"cannot read results: {e}") from None
+        import pyarrow.parquet as pq
+
         series: dict[str, Any] = {}
         for p in sorted(d.glob("*.parquet")):
             try:
-                series[p.stem] = pd.read_parquet(p)
+                pq.read_schema(p)  # the footer only: the data are read when asked for
             except Exception as e:  # corrupt file: report as bad input
                 raise ScenarioError(str(p), "", f"cannot read results: {e}") from None
+            series[p.stem] = p
         return cls(summary, series)
 
 
 def _frame(raw: Any) -> pd.DataFrame:
-    """A series as a DataFrame from what a result holds: a Parquet file written during the run
-    (read when asked for), an Arrow table (slices kept in memory), a DataFrame, or columns."""
+    """A series as a DataFrame from what a result holds in memory: an Arrow table (slices kept in
+    memory), a DataFrame, or columns (a Parquet file is read by ``_read_parquet``)."""
     if isinstance(raw, pd.DataFrame):
         return raw.copy()
-    if isinstance(raw, Path):
-        return pd.read_parquet(raw)
     if hasattr(raw, "to_pandas"):
         return raw.to_pandas()
     return pd.DataFrame(dict(raw))
+
+
+def _select(frame: pd.DataFrame, columns: Sequence[str] | None, where: Mapping[str, Any] | None) -> pd.DataFrame:
+    """A copy of ``frame`` with ``columns`` only and the rows ``where`` says (see ``Result.series``)."""
+    if where:
+        mask = pd.Series(True, index=frame.index)
+        for key, value in where.items():
+            mask &= frame[key] == value
+        frame = frame[mask].reset_index(drop=True)
+    if columns is not None:
+        wanted = set(columns)
+        frame = frame[[c for c in frame.columns if c in wanted]]
+    return frame.copy()
+
+
+def _read_parquet(path: Path, columns: Sequence[str] | None, where: Mapping[str, Any] | None) -> pd.DataFrame:
+    """A series from its Parquet file, read now: ``columns`` only, rows ``where`` says (filtered
+    while reading, row groups whose statistics exclude the value skipped; the rows keep their
+    order)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if columns is not None:
+            wanted = set(columns)
+            columns = [c for c in pq.read_schema(path).names if c in wanted]
+        filters = [(k, "==", v) for k, v in where.items()] if where else None
+        return pd.read_parquet(path, columns=columns, filters=filters)
+    except Exception as e:  # a file removed or damaged since the result was read
+        raise ScenarioError(str(path), "", f"cannot read results: {e}") from None
+    finally:
+        # the decoded row groups are freed by now: hand their pages back (Arrow's allocator keeps
+        # them otherwise, and a reproduction reads one file after another)
+        pa.default_memory_pool().release_unused()
 
 
 def _arrow(columns: Mapping[str, Any]) -> Any:

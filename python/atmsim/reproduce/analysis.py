@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["window_mean", "settle_time", "series_of", "figure"]
+__all__ = ["window_mean", "settle_time", "series_of", "entity_series", "figure"]
 
 
 def series_of(frame: pd.DataFrame, key: str, name: str, value: str) -> tuple[np.ndarray, np.ndarray]:
@@ -18,6 +18,14 @@ def series_of(frame: pd.DataFrame, key: str, name: str, value: str) -> tuple[np.
         return np.array([]), np.array([])
     part = frame[frame[key] == name].sort_values("time_s")
     return part["time_s"].to_numpy(dtype=float), part[value].to_numpy(dtype=float)
+
+
+def entity_series(result: Any, series: str, key: str, name: str, value: str) -> tuple[np.ndarray, np.ndarray]:
+    """``series_of(result.series(series), key, name, value)`` reading only what it returns: the
+    columns ``time_s``, ``key`` and ``value`` of the rows of ``name`` (a series on disk is read
+    for this call alone and not kept; ``KeyError`` when the result has no such series)."""
+    frame = result.series(series, columns=["time_s", key, value], where={key: name})
+    return series_of(frame, key, name, value)
 
 
 def window_mean(t: np.ndarray, v: np.ndarray, t0: float, t1: float) -> float:

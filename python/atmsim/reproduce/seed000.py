@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..result import Result
-from .analysis import figure, series_of
+from .analysis import entity_series, figure
 from .experiment import Experiment, Row, RunSpec
 
 CONFIGS = {"wan": 10.0, "sat-wan": 170.0, "sat-sat": 170.0}
@@ -233,9 +233,9 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
             label = f"m={s.params.get('mean', '-')}, s={s.params.get('std', '-')}" if config != ONOFF else "ON-OFF d=0.7 p=20 ms"
             if s.params.get("timed_interval"):
                 label += ", interval 5 ms timed only"
-            t, q = series_of(r.series("ports"), "port", PORT, "queue_cells")
+            t, q = entity_series(r, "ports", "port", PORT, "queue_cells")
             ax_q.plot(t, q, linewidth=0.8, label=label)
-            t, v = series_of(r.series("connections"), "connection", "vbr", "throughput_mbps")
+            t, v = entity_series(r, "connections", "connection", "vbr", "throughput_mbps")
             ax_v.plot(t, v * 53.0 / 48.0, linewidth=0.6, label=label)
         ax_q.set_ylabel(f"queue {PORT} (cells)")
         ax_q.legend(fontsize="small")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..result import Result
-from .analysis import figure, series_of
+from .analysis import entity_series, figure
 from .experiment import Experiment, Row, RunSpec, scenarios_dir
 
 PORT = "Sw1->Sw2"
@@ -103,7 +103,7 @@ def _match(ref: Mapping[str, Any], spec: RunSpec, check: bool = False) -> bool:
 
 def second_half_mean(result: Result) -> float:
     """Mean bottleneck queue over the second half of the run (sampled series)."""
-    t, q = series_of(result.series("ports"), "port", PORT, "queue_cells")
+    t, q = entity_series(result, "ports", "port", PORT, "queue_cells")
     if len(t) == 0:
         return math.nan
     second = q[t > t[-1] / 2.0]
@@ -187,7 +187,7 @@ def plots(results: Mapping[str, Result], specs: Sequence[RunSpec], directory: Pa
         fig = figure(9.0, 4.5)
         ax = fig.add_subplot()
         for s in group:
-            t, q = series_of(results[s.name].series("ports"), "port", PORT, "queue_cells")
+            t, q = entity_series(results[s.name], "ports", "port", PORT, "queue_cells")
             ax.plot(t, q, linewidth=0.8, label=s.name)
         ax.set_xlabel("simulated time (s)")
         ax.set_ylabel(f"queue {PORT} (cells)")

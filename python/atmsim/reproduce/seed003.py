@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..result import Result
-from .analysis import figure, series_of, settle_time, window_mean
+from .analysis import entity_series, figure, series_of, settle_time, window_mean
 from .experiment import Experiment, Row, RunSpec, resolve_run
 from .maxmin import max_min_fair
 
@@ -143,7 +143,7 @@ def _source(ref: Mapping[str, Any], reference: Mapping[str, Any]) -> str:
 def _acr(result: Result, conn: str) -> tuple[np.ndarray, np.ndarray]:
     if not result.has_series("abr_sources"):
         return np.array([]), np.array([])
-    return series_of(result.series("abr_sources"), "connection", conn, "acr_mbps")
+    return entity_series(result, "abr_sources", "connection", conn, "acr_mbps")
 
 
 def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Sequence[RunSpec]) -> list[Row]:
@@ -195,7 +195,7 @@ def compare(results: Mapping[str, Result], reference: dict[str, Any], specs: Seq
             elif "window" in ref:
                 ours = math.nan
                 if r.has_series("abr_ports"):
-                    t, z = series_of(r.series("abr_ports"), "port", ref["port"], "z")
+                    t, z = entity_series(r, "abr_ports", "port", ref["port"], "z")
                     lo, hi = ref["window"]
                     sel = (t > lo) & (t <= hi + 1e-12)  # intervals *ending* in the window
                     ours = float(np.mean(z[sel])) if sel.any() else math.nan
@@ -252,7 +252,7 @@ def last_data_s(result: Result, conn: str) -> float:
     ``connections``), NaN if none."""
     if not result.has_series("connections"):
         return math.nan
-    t, v = series_of(result.series("connections"), "connection", conn, "throughput_mbps")
+    t, v = entity_series(result, "connections", "connection", conn, "throughput_mbps")
     sel = v > 0
     return float(t[sel][-1]) if sel.any() else math.nan
 
@@ -355,7 +355,7 @@ def _runfigure(result: Result, spec: RunSpec, path: Path) -> Path:
     ax_acr.set_ylabel("ACR (Mb/s)")
     ax_acr.set_ylim(bottom=0)
     ax_acr.legend(fontsize="small")
-    ports = result.series("ports") if result.has_series("ports") else None
+    ports = result.series("ports", columns=["time_s", "port", "utilization", "queue_cells"], where={"port": port}) if result.has_series("ports") else None
     if ports is not None:
         t, u = series_of(ports, "port", port, "utilization")
         ax_util.plot(t, u, color="tab:green", linewidth=1.0)
