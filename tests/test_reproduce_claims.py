@@ -46,9 +46,14 @@ class _Queue:
         self.summary = {"ports": {seed002.PORT: {"max_queue_cells": peak}}}
         self._frame = pd.DataFrame({"time_s": t, "port": seed002.PORT, "queue_cells": q})
 
-    def series(self, name: str) -> pd.DataFrame:
+    def series(self, name: str, columns: list[str] | None = None,
+               where: dict[str, str] | None = None) -> pd.DataFrame:
+        """As `Result.series`: the named columns of the rows `where` selects."""
         assert name == "ports"
-        return self._frame
+        f = self._frame
+        for k, v in (where or {}).items():
+            f = f[f[k] == v]
+        return f[columns] if columns else f
 
 
 def test_seed002_queue_claims_are_judged() -> None:
