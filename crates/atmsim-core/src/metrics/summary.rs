@@ -101,9 +101,18 @@ pub struct ConnectionSummary {
     pub frames_sent: u64,
     /// Of those, frames that arrived whole.
     pub frames_delivered: u64,
-    /// Of those, frames that will never arrive whole (sent - delivered - still in flight).
-    /// A lost end-of-frame cell merges two CPCS-PDUs at the receiver, losing both (I.363.5).
+    /// Of those, frames on their way now: their end-of-frame cell is in the source shaper, a
+    /// queue, on a link or in a fabric.
+    pub frames_in_network: u64,
+    /// Of those, frames that will never arrive whole: sent - delivered - in the network (a
+    /// lost end-of-frame cell merges two CPCS-PDUs at the receiver, losing both, I.363.5).
     pub frames_lost: u64,
+    /// The CPCS-SDU bytes of those frames (each frame's length field): sent, delivered, in the
+    /// network, lost (sent - delivered - in the network).
+    pub frame_bytes_sent: u64,
+    pub frame_bytes_delivered: u64,
+    pub frame_bytes_in_network: u64,
+    pub frame_bytes_lost: u64,
     pub ctd_mean_us: Option<f64>,
     pub ctd_max_us: Option<f64>,
     pub ctd_min_us: Option<f64>,

@@ -2,11 +2,12 @@
 
 use crate::abr::AbrSource;
 use crate::cac::CacPolicy;
+use crate::metrics::accounting::lost;
 use crate::metrics::*;
 use crate::net::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::wire::{Cell, CELL_PAYLOAD, H_MIS};
+use crate::wire::CELL_PAYLOAD;
 use std::collections::BTreeMap;
 
 impl Simulation {
@@ -26,44 +27,6 @@ impl Simulation {
             names.push(self.nodes[self.ports[p as usize].to as usize].name.clone());
         }
         names
-    }
-
-    /// Cells of `flow` created after warm-up that are now in a queue or on a link, counted by
-    /// looking at every buffer (independent of the flow's counters).
-    pub fn cells_in_network(&self, flow: u32) -> u64 {
-        let mut n = 0;
-        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
-        for p in &self.ports {
-            n += p.link.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
-            n += p.queue.iter().filter(|c| ours(c)).count() as u64;
-        }
-        for nd in &self.nodes {
-            nd.fabric.for_each_held(&mut |c| n += ours(c) as u64);
-        }
-        // cells still held by the source's shaper were sent by the application
-        if let Some(sh) = &self.flows[flow as usize].shaper {
-            n += sh.queue.iter().filter(|c| c.created >= self.warmup).count() as u64;
-        }
-        n
-    }
-
-    /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
-    pub fn frames_in_network(&self, flow: u32) -> u64 {
-        let ours = |c: &Cell| {
-            c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0
-        };
-        let mut held = 0;
-        for nd in &self.nodes {
-            nd.fabric.for_each_held(&mut |c| held += ours(c) as u64);
-        }
-        held + self
-            .ports
-            .iter()
-            .map(|p| {
-                p.link.pipe.iter().filter(|(_, c)| ours(c)).count()
-                    + p.queue.iter().filter(|c| ours(c)).count()
-            })
-            .sum::<usize>() as u64
     }
 
     /// All cells in queues or on links now.
@@ -95,8 +58,10 @@ impl Simulation {
             .map(|p| (p.name.clone(), self.port_summary(p, window_ps, window_s)))
             .collect();
         let mut connections = BTreeMap::new();
+        // what is on its way, from one look at every buffer
+        let in_network = self.in_network();
         for (i, f) in self.flows.iter().enumerate() {
-            let mut c = self.connection_summary(i, window_s);
+            let mut c = self.connection_summary(i, window_s, in_network[i]);
             self.abr_fields(&mut c, i, &by_flow[i]);
             self.endpoint_fields(&mut c, i, &by_flow[i], window_s);
             connections.insert(f.name.clone(), c);
@@ -146,8 +111,8 @@ impl Simulation {
 
     /// Flow `i`'s section: its cells, frames, delays and losses, policing and QoS (the ABR
     /// and endpoint fields are filled in by [`Self::abr_fields`] and
-    /// [`Self::endpoint_fields`]).
-    fn connection_summary(&self, i: usize, window_s: f64) -> ConnectionSummary {
+    /// [`Self::endpoint_fields`]); `net`: what of it is in the network now.
+    fn connection_summary(&self, i: usize, window_s: f64, net: InNetwork) -> ConnectionSummary {
         let f = &self.flows[i];
         let s = &f.stats;
         let us = |ps: u64| ps as f64 / 1e6;
@@ -173,12 +138,22 @@ impl Simulation {
             cells_sent: f.sent,
             cells_delivered: s.delivered,
             cells_dropped: s.dropped,
-            cells_in_flight: self.cells_in_network(i as u32),
+            cells_in_flight: net.cells,
             throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64 / window_s / 1e6,
             user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
             frames_sent: s.frames_sent,
             frames_delivered: s.frames_delivered,
-            frames_lost: s.frames_sent - s.frames_delivered - self.frames_in_network(i as u32),
+            frames_in_network: net.frames,
+            frames_lost: lost(s.frames_sent, s.frames_delivered, net.frames, "frames"),
+            frame_bytes_sent: s.frame_bytes_sent,
+            frame_bytes_delivered: s.frame_bytes_delivered,
+            frame_bytes_in_network: net.frame_bytes,
+            frame_bytes_lost: lost(
+                s.frame_bytes_sent,
+                s.frame_bytes_delivered,
+                net.frame_bytes,
+                "frame bytes",
+            ),
             ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
             ctd_max_us: got.then(|| us(s.ctd_max)),
             ctd_min_us: got.then(|| us(s.ctd_min)),
