@@ -80,9 +80,14 @@ impl FramePlayer {
     /// Take the next frame: its number and size in bytes.
     pub fn take(&mut self) -> (u64, u32) {
         let m = self.next;
-        let i = (self.offset as u64 + m) % self.sizes.len() as u64;
         self.next += 1;
-        (m, self.sizes[i as usize])
+        (m, self.size_of(m))
+    }
+
+    /// The size of frame `m`, bytes.
+    pub fn size_of(&self, m: u64) -> u32 {
+        let i = (self.offset as u64 + m) % self.sizes.len() as u64;
+        self.sizes[i as usize]
     }
 
     /// Frames played so far.

@@ -330,20 +330,33 @@ pub struct XtpxSummary {
     pub completed_s: Option<f64>,
 }
 
-/// A video stream's frames (seed 004), counted for frames due after warm-up. A frame is lost if
-/// any of its cells is; frames after the last one received whole are undecided at the end and in
-/// neither count.
+/// A video stream's frames (seed 004), counted for frames due after warm-up: `frames_sent =
+/// frames_received + frames_lost + frames_in_network` at any instant, and the same for bytes
+/// (docs/video.md). A frame is lost if any of its cells is.
 #[derive(Debug, Clone, Serialize)]
 pub struct VideoSummary {
     /// Trace index of the stream's first frame (its offset).
     pub trace_offset: u64,
+    /// Frames due (played by the sender).
     pub frames_sent: u64,
     /// UDP datagrams the sender produced, and the frames it sent split into more than one.
     pub datagrams_sent: u64,
+    /// Frames that arrived whole at the receiving application.
     pub frames_received: u64,
+    /// Frames on their way: over UDP with a datagram still in the sender's transport, a host's
+    /// CPU queue or receive buffer, or the network (its end-of-frame cell); over TCP every frame
+    /// not yet received (the sending application's backlog, the sockets, the hosts, the
+    /// network).
+    pub frames_in_network: u64,
+    /// frames_sent - frames_received - frames_in_network (over TCP always 0).
     pub frames_lost: u64,
-    /// frames_lost / (frames_received + frames_lost), percent (None before any is decided).
+    /// frames_lost / frames_sent, percent (None only when no frame was sent).
     pub frame_loss_pct: Option<f64>,
+    /// The same for the frames' bytes (the trace's sizes).
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub bytes_in_network: u64,
+    pub bytes_lost: u64,
     /// Received intervals (between the last cells of consecutive whole frames) in frame
     /// intervals: counts in [0,2), [2,4), [4,6), [6,inf), and their total.
     pub interval_hist: [u64; 4],

@@ -39,7 +39,7 @@ pub use crate::host::endpoint::EndpointHooks;
 pub use crate::host::{Endpoint, Sar, Shaper};
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
-pub use accounting::InNetwork;
+pub use accounting::{FrameInTransit, InNetwork};
 pub use calls::{CallClass, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};

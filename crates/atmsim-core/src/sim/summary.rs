@@ -7,7 +7,8 @@ use crate::metrics::*;
 use crate::net::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::wire::CELL_PAYLOAD;
+use crate::transport::InTransit;
+use crate::wire::{SegHdr, CELL_PAYLOAD};
 use std::collections::BTreeMap;
 
 impl Simulation {
@@ -60,10 +61,11 @@ impl Simulation {
         let mut connections = BTreeMap::new();
         // what is on its way, from one look at every buffer
         let in_network = self.in_network();
+        let transit = self.frames_in_transit();
         for (i, f) in self.flows.iter().enumerate() {
             let mut c = self.connection_summary(i, window_s, in_network[i]);
             self.abr_fields(&mut c, i, &by_flow[i]);
-            self.endpoint_fields(&mut c, i, &by_flow[i], window_s);
+            self.endpoint_fields(&mut c, i, &by_flow[i], window_s, &transit);
             connections.insert(f.name.clone(), c);
         }
         Summary {
@@ -265,21 +267,42 @@ impl Simulation {
     }
 
     /// The endpoints' sections of flow `i`'s summary: each transport connection sending on the
-    /// flow, by number, and the applications' own sections (`on_flow`: the endpoints sending).
+    /// flow, by number, and the applications' own sections (`on_flow`: the endpoints sending;
+    /// `transit`: every flow's frames on their way, [`Self::frames_in_transit`]).
     fn endpoint_fields(
         &self,
         c: &mut ConnectionSummary,
         i: usize,
         on_flow: &[&Endpoint],
         window_s: f64,
+        transit: &[Vec<FrameInTransit>],
     ) {
         let f = &self.flows[i];
         let rx_of = |conn: u16| {
             let r = f.rx_endpoint(conn);
             (r != NONE).then(|| &self.endpoints[r as usize].app)
         };
+        // each endpoint's frames on their way, both ways: its own connection's when the flow
+        // carries a bundle of ends (one per connection number), else all of them
+        let bundle = on_flow.iter().any(|e| e.conn != 0);
+        let pick = |frames: &[FrameInTransit], conn: u16| -> Vec<FrameInTransit> {
+            let mine = |s: &SegHdr| !bundle || s.conn == conn;
+            frames.iter().filter(|(_, s)| mine(s)).copied().collect()
+        };
+        let back: &[FrameInTransit] = transit.get(f.pair as usize).map_or(&[], |v| v);
+        let mine: Vec<_> = on_flow
+            .iter()
+            .map(|e| (pick(&transit[i], e.conn), pick(back, e.conn)))
+            .collect();
+        let at = |k: usize| InTransit {
+            out: &mine[k].0,
+            back: &mine[k].1,
+        };
         let ts = crate::host::endpoint::transport_sections(
-            on_flow.iter().map(|e| (e.conn, &e.app)),
+            on_flow
+                .iter()
+                .enumerate()
+                .map(|(k, e)| (e.conn, &e.app, at(k))),
             rx_of,
             window_s,
         );
@@ -287,8 +310,8 @@ impl Simulation {
         c.tcp_bundle = (ts.tcp.len() > 1).then(|| ts.tcp.into_iter().map(|t| t.1).collect());
         c.xtpx = ts.xtpx.first().map(|t| t.1.clone());
         c.xtpx_bundle = (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
-        for e in on_flow {
-            let a = EndpointHooks::sections(&e.app, rx_of(e.conn));
+        for (k, e) in on_flow.iter().enumerate() {
+            let a = EndpointHooks::sections(&e.app, rx_of(e.conn), at(k));
             c.video = c.video.take().or(a.video);
             c.workload = c.workload.take().or(a.workload);
             for (k, v) in a.other {

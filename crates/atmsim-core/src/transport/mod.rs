@@ -89,6 +89,19 @@ pub trait Transport {
     fn on_frame(&mut self, _now: SimTime, _sdu: u32, _seg: SegHdr, _out: &mut impl SegmentOut) {}
 }
 
+/// The frames of one transport connection that are between its two ends at one instant, for
+/// the summary's accounting (`sim/accounting.rs`): in the sending host's CPU queue, in the
+/// network (by their end-of-frame cell: the source shaper, a queue, a link, a fabric), or in
+/// the receiving host's CPU queue or receive buffer. Each is (CPCS-SDU bytes, transport
+/// header); a frame whose end-of-frame cell was lost is in neither list.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InTransit<'a> {
+    /// The frames this end sent, on their way to the far end.
+    pub out: &'a [(u32, SegHdr)],
+    /// The frames the far end sent, on their way to this end.
+    pub back: &'a [(u32, SegHdr)],
+}
+
 /// What a transport's summary says of one connection (the engine puts it under the
 /// connection's `tcp` / `xtpx` key without knowing which).
 #[derive(Clone, Debug)]
@@ -247,10 +260,32 @@ impl AnyTransport {
             AnyTransport::Udp(_) => {}
         }
     }
+    /// The message numbers this end's sender holds that are not yet handed to AAL5 (datagram
+    /// transports; nothing for the others).
+    pub fn messages_queued(&self) -> Vec<u32> {
+        match self {
+            AnyTransport::Udp(t) => t.messages_queued(),
+            _ => Vec::new(),
+        }
+    }
+    /// The message numbers complete at this end and not yet taken by its application
+    /// (datagram transports; nothing for the others).
+    pub fn messages_waiting(&self) -> Vec<u32> {
+        match self {
+            AnyTransport::Udp(t) => t.messages_waiting(),
+            _ => Vec::new(),
+        }
+    }
     /// The summary of the connection this end sends on, with `rx` the far end (the same
-    /// transport, if any), over `window_s` seconds; None for an end that does not send or a
-    /// transport without a summary section (UDP: the application's results say it).
-    pub fn summary(&self, rx: Option<&AnyTransport>, window_s: f64) -> Option<TransportSummary> {
+    /// transport, if any) and `out` this end's frames on their way, over `window_s` seconds;
+    /// None for an end that does not send or a transport without a summary section (UDP: the
+    /// application's results say it).
+    pub fn summary(
+        &self,
+        rx: Option<&AnyTransport>,
+        window_s: f64,
+        _out: &[(u32, SegHdr)],
+    ) -> Option<TransportSummary> {
         match (self, rx) {
             (AnyTransport::Tcp(t), rx) => {
                 let r = match rx {
