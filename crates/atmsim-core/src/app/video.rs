@@ -66,6 +66,12 @@ impl FramePlayer {
         m
     }
 
+    /// Frame `m` was played before `now` (its time is earlier, and before the stream stops).
+    pub fn played_before(&self, m: u64, now: SimTime) -> bool {
+        let t = self.time_of(m);
+        t < now && t < self.stop
+    }
+
     /// The fixed frame interval, picoseconds (rounded).
     pub fn interval_ps(&self) -> f64 {
         1e12 / self.rate

@@ -7,7 +7,9 @@
 //!   the same trace and offset as the sender (a real receiver would read a length header; the
 //!   bytes are the same). Frame `m` is received when its last byte is delivered in order ("the
 //!   receipt of an entire frame (the last packet in a frame)", section 4.1); a frame of no bytes
-//!   is received with the frame before it. Over TCP no frame is lost: "we did not observe any
+//!   is received once the frame before it is and its time has passed (1 ps after it, at the
+//!   latest: it has no byte of its own, and the sender plays no frame before its time). Over
+//!   TCP no frame is lost: "we did not observe any
 //!   loss for any of the TCP experiments" (section 4.3); a frame can only be late. The
 //!   application reads what arrives at once, which frees the receive buffer.
 //!
@@ -19,6 +21,7 @@ use super::video_tx::VideoSender;
 use super::{Application, Io, SocketFacts};
 use crate::metrics::accounting::{loss_pct, lost};
 use crate::metrics::FrameMetrics;
+use crate::time::SimTime;
 
 /// The receiving end of one stream (socket 0).
 #[derive(Clone, Debug)]
@@ -31,6 +34,10 @@ pub struct VideoReceiver {
     next: (u64, u64),
     /// Stream sockets: bytes the application has read.
     read: u64,
+    /// Stream sockets: bytes delivered in order at the last look (read or waiting to be).
+    delivered: u64,
+    /// Over a stream socket.
+    stream: bool,
 }
 
 impl VideoReceiver {
@@ -47,16 +54,17 @@ impl VideoReceiver {
             schedule,
             next,
             read: 0,
+            delivered: 0,
+            stream,
         }
     }
 
-    /// Stream sockets: every frame whose last byte has been delivered is received now, in
-    /// order.
+    /// Stream sockets: every frame whose last byte has been delivered and whose time has passed
+    /// is received now, in order (only a frame of no bytes can wait for its time).
     fn receive_stream(&mut self, io: &mut impl Io) {
         let now = io.now();
-        // in-order bytes so far: those read and those waiting to be read
-        let delivered = self.read + io.readable(0);
-        while self.next.1 <= delivered {
+        self.delivered = self.read + io.readable(0);
+        while self.next.1 <= self.delivered && self.schedule.played_before(self.next.0, now) {
             let (m, end) = self.next;
             let (bytes, due) = (self.schedule.size_of(m), self.schedule.time_of(m));
             self.metrics.frame_received(m, bytes as u64, due, now);
@@ -92,6 +100,18 @@ impl Application for VideoReceiver {
     }
     fn sock_wake(&mut self, io: &mut impl Io, _k: u16) {
         self.read_more(io);
+    }
+    fn sock_timer(&mut self, io: &mut impl Io) {
+        if !io.is_datagram(0) {
+            self.receive_stream(io);
+        }
+    }
+    /// Stream sockets: a frame of no bytes whose frame before it is received waits until its
+    /// time has passed.
+    fn next_timer(&self) -> Option<SimTime> {
+        let (m, end) = self.next;
+        let t = self.schedule.time_of(m) + 1;
+        (self.stream && end <= self.delivered && self.schedule.played_before(m, t)).then_some(t)
     }
     fn reads(&self) -> bool {
         true
