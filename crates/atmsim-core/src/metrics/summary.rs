@@ -276,6 +276,15 @@ pub struct TcpSummary {
     /// Payload bytes delivered in order to the receiving application, x 8 / window.
     pub goodput_mbps: f64,
     pub bytes_delivered: u64,
+    /// The window's accounting (docs/tcp.md): bytes the application handed TCP after warm-up
+    /// (its writes, or a file's bytes as first sent), bytes taken and not yet delivered in order
+    /// now and at the end of warm-up (in the send buffer, the hosts, the network, or held out of
+    /// order by the receiver), and bytes lost; `bytes_in_network_at_warmup + bytes_sent =
+    /// bytes_delivered + bytes_lost + bytes_in_network`, and TCP loses none.
+    pub bytes_sent: u64,
+    pub bytes_in_network: u64,
+    pub bytes_in_network_at_warmup: u64,
+    pub bytes_lost: u64,
     pub segments_sent: u64,
     pub retransmitted_segments: u64,
     pub timeouts: u64,
@@ -305,6 +314,16 @@ pub struct XtpxSummary {
     #[serde(rename = "throughput_kBps")]
     pub throughput_kbytes_s: f64,
     pub bytes_delivered: u64,
+    /// The window's accounting (docs/xtpx.md), as TCP's: bytes the application handed XTPX
+    /// after warm-up, bytes on their way now (taken and neither delivered nor lost) and at the
+    /// end of warm-up (taken and not yet delivered or skipped), and
+    /// bytes lost (without error control: the gaps the receiver skipped and what was sent and
+    /// is no longer on its way); `bytes_in_network_at_warmup + bytes_sent = bytes_delivered +
+    /// bytes_lost + bytes_in_network`.
+    pub bytes_sent: u64,
+    pub bytes_in_network: u64,
+    pub bytes_in_network_at_warmup: u64,
+    pub bytes_lost: u64,
     pub packets_sent: u64,
     pub retransmitted_packets: u64,
     pub retransmitted_bytes: u64,

@@ -102,6 +102,21 @@ pub struct InTransit<'a> {
     pub back: &'a [(u32, SegHdr)],
 }
 
+/// One direction of a stream transport connection, bytes, each a count from the connection's
+/// start: what the sending application handed the transport (`taken`: its writes, or for a
+/// file the bytes as they are first sent), what the receiving transport delivered in order to
+/// its application (`delivered`), what it will never deliver (`lost`: XTPX without error
+/// control; a reliable transport loses nothing), and the rest, between the two (`in_network`:
+/// the send buffer, frames in the hosts and the network, out-of-order data held by the
+/// receiver). `taken = delivered + lost + in_network` exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamBytes {
+    pub taken: u64,
+    pub delivered: u64,
+    pub lost: u64,
+    pub in_network: u64,
+}
+
 /// What a transport's summary says of one connection (the engine puts it under the
 /// connection's `tcp` / `xtpx` key without knowing which).
 #[derive(Clone, Debug)]
@@ -260,6 +275,28 @@ impl AnyTransport {
             AnyTransport::Udp(_) => {}
         }
     }
+    /// The bytes of this end's direction from the start ([`StreamBytes`]), `rx` the far end
+    /// and `out` this end's frames on their way; None for an end that does not send and for a
+    /// datagram transport (its application counts messages).
+    pub fn stream(&self, rx: Option<&AnyTransport>, out: &[(u32, SegHdr)]) -> Option<StreamBytes> {
+        match self {
+            AnyTransport::Tcp(t) => {
+                let r = match rx {
+                    Some(AnyTransport::Tcp(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                Some(tcp::summary::tcp_stream(t.sender.as_ref()?, r))
+            }
+            AnyTransport::Xtpx(t) => {
+                let r = match rx {
+                    Some(AnyTransport::Xtpx(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                Some(xtpx::summary::xtpx_stream(t.sender.as_ref()?, r, out))
+            }
+            AnyTransport::Udp(_) => None,
+        }
+    }
     /// The message numbers this end's sender holds that are not yet handed to AAL5 (datagram
     /// transports; nothing for the others).
     pub fn messages_queued(&self) -> Vec<u32> {
@@ -284,7 +321,7 @@ impl AnyTransport {
         &self,
         rx: Option<&AnyTransport>,
         window_s: f64,
-        _out: &[(u32, SegHdr)],
+        out: &[(u32, SegHdr)],
     ) -> Option<TransportSummary> {
         match (self, rx) {
             (AnyTransport::Tcp(t), rx) => {
@@ -301,7 +338,9 @@ impl AnyTransport {
                     _ => None,
                 };
                 let s = t.sender.as_ref()?;
-                Some(TransportSummary::Xtpx(xtpx::xtpx_summary(s, r, window_s)))
+                Some(TransportSummary::Xtpx(xtpx::xtpx_summary(
+                    s, r, window_s, out,
+                )))
             }
             (AnyTransport::Udp(_), _) => None,
         }

@@ -153,6 +153,7 @@ impl TcpSender {
             "write needs Workload::App"
         );
         self.written += bytes;
+        self.stats.taken = self.stats.taken.max(self.written);
         self.output(now, out);
     }
 
@@ -248,6 +249,7 @@ impl TcpSender {
         self.send(seq, 1, out);
         self.snd_nxt += 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.stats.taken = self.stats.taken.max(self.snd_max);
         if self.rexmt_at.is_none() {
             self.arm_rexmt(now);
         }
@@ -452,6 +454,7 @@ impl TcpSender {
             }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.stats.taken = self.stats.taken.max(self.snd_max);
             if self.rexmt_at.is_none() {
                 self.arm_rexmt(now);
             }
