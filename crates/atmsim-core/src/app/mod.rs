@@ -227,6 +227,9 @@ pub struct SocketFacts {
     /// application (waiting in the transport, in the hosts' CPU queues or receive buffer, in
     /// the network, or complete and not yet taken); a message may appear more than once.
     pub messages_in_transit: Vec<u32>,
+    /// Stream sockets: bytes the transports will never deliver, every socket, both ways (0 for
+    /// a reliable transport).
+    pub stream_bytes_lost: u64,
 }
 
 /// An application's own sections of its connection's summary.

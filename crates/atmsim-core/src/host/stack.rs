@@ -293,11 +293,21 @@ impl Host {
             messages.extend(out.iter().filter(|(_, h)| h.has_data()).map(|(_, h)| h.seq));
             messages.extend(far(0).map_or(Vec::new(), |t| t.messages_waiting()));
         }
+        // every socket's stream bytes, both ways, that will never arrive
+        let mut stream_lost = 0;
+        for (k, sk) in self.socks.iter().enumerate() {
+            let out = self.of_socket(transit.out, k as u16);
+            let back = self.of_socket(transit.back, k as u16);
+            let mine = sk.transport.stream(far(k), &out);
+            let theirs = far(k).and_then(|t| t.stream(Some(&sk.transport), &back));
+            stream_lost += [mine, theirs].iter().flatten().map(|b| b.lost).sum::<u64>();
+        }
         let facts = SocketFacts {
             transport: s.transport.name(),
             datagram: s.is_datagram(),
             datagrams_sent: s.transport.datagrams_sent(),
             messages_in_transit: messages,
+            stream_bytes_lost: stream_lost,
         };
         self.app.sections(rx.map(|r| &r.app), &facts)
     }
