@@ -49,7 +49,7 @@ def main() -> None:
                    overrides={"nodes": nodes, "connections": _connections(senders, receivers, a.streams, rate, src)})
     s = r.summary
     vs = [c["video"] for c in s["connections"].values() if "video" in c]
-    loss = [v["frame_loss_pct"] or 0.0 for v in vs]
+    loss = [v["frame_loss_pct"] for v in vs if v["frame_loss_pct"] is not None]  # None: nothing sent
     h = [sum(v["interval_hist"][k] for v in vs) for k in range(4)]
     out = {
         "run": a.name, "streams": a.streams, "duration_s": a.duration, "seed": a.seed, "host": host or "ideal",

@@ -17,7 +17,7 @@ def main() -> None:
     for f in sys.argv[2:]:
         r = atmsim.run(f, overrides=[f"run.duration_s={duration}"])
         v = [c["video"] for c in r.summary["connections"].values() if "video" in c]
-        loss = [x["frame_loss_pct"] or 0.0 for x in v]
+        loss = [x["frame_loss_pct"] for x in v if x["frame_loss_pct"] is not None]  # None: nothing sent
         hist = [sum(x["interval_hist"][i] for x in v) for i in range(4)]
         n = max(sum(hist), 1)
         drops = sum(p["cells_dropped"] for p in r.summary["ports"].values())

@@ -49,7 +49,8 @@
 //!   mapping to PCR/SCR/MBS (seed 001 Table 7), contracts fitted to a recorded stream.
 //! - [`cac`]: connection admission control: Erlang-B, effective bandwidth and port CAC.
 //! - [`metrics`]: counters and drop reasons ([`metrics::counters`]), QoS block counting
-//!   (SECBR/CER/CLR/CMR), the bundle monitor, the summary, and [`metrics::probe`], the columnar
+//!   (SECBR/CER/CLR/CMR), the bundle monitor, the summary, the one definition of loss
+//!   ([`metrics::accounting`]: sent - received - in the network), and [`metrics::probe`], the columnar
 //!   store of the time series: each model declares its table's columns (name, unit, doc) next
 //!   to its state and fills its row in one function ([`sim::series_schema`] lists them).
 //! - [`stats`]: fractional Gaussian noise ([`stats::fgn`]), Hurst estimators
@@ -61,7 +62,7 @@
 //!   and for UPC; `build/mod.rs` only dispatches.
 //! - [`sim`]: the arenas (nodes, ports, flows, endpoints, call classes) and the run loop
 //!   ([`sim::Simulation::advance`]); one `impl Simulation` spread over one file per topic
-//!   (emit, forward, defer, abr, deliver, host, calls, sample, summary). It names no
+//!   (emit, forward, defer, abr, deliver, host, calls, sample, accounting, summary). It names no
 //!   application, transport, fabric or switch scheme: it calls their hooks.
 //!
 //! Hot-path rules: no heap allocation per cell (cells move between preallocated `VecDeque`s),

@@ -159,3 +159,37 @@ fn tcp_video_runs_repeat() {
         .sum();
     assert!(got > 12 * 60, "{got}");
 }
+
+/// A frame of no bytes has no byte to arrive: it is received once the frame before it is and
+/// its time has passed, never before the sender played it (issue 26: the receiver took every
+/// empty frame after a whole one at once, so at times more frames were received than sent).
+#[test]
+fn a_frame_of_no_bytes_is_received_only_once_played() {
+    let trace = vec![4000u64, 0, 0, 0, 700];
+    let v = json!({"trace": "t", "frame_rate": 24.0, "random_offset": false});
+    let sc = scenario(trace, v, json!({}), 1.0, 1);
+    let mut sim = build_from_json(&sc.to_string()).expect("valid scenario");
+    let mut looks = 0;
+    while !sim.advance(50) {
+        let s = sim.summary();
+        let vid = s.connections["v0"].video.clone().unwrap();
+        assert!(
+            vid.frames_received <= vid.frames_sent,
+            "at {} s: {} received, {} sent",
+            s.sim_time_s,
+            vid.frames_received,
+            vid.frames_sent
+        );
+        assert_eq!(vid.frames_sent, vid.frames_received + vid.frames_in_network);
+        looks += 1;
+    }
+    assert!(looks > 20);
+    let vid = sim.summary().connections["v0"].video.clone().unwrap();
+    assert_eq!(
+        (vid.frames_sent, vid.frames_received, vid.frames_lost),
+        (24, 24, 0)
+    );
+    // an empty frame is received at its time (1 ps after it), not with the next frame that has
+    // bytes (which would make its delay up to three frame intervals)
+    assert!(vid.frame_delay_max_ms.unwrap() < 1e3 / 24.0, "{vid:?}");
+}

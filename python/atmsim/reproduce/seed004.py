@@ -115,8 +115,13 @@ def _runs(quick: bool) -> list[RunSpec]:
 
 
 def loss_stats(result: Result) -> dict[str, float]:
-    """Frame loss % across the streams of a run: max, min, mean, standard deviation."""
-    loss = [c["video"]["frame_loss_pct"] or 0.0 for c in result.summary["connections"].values() if "video" in c]
+    """Frame loss % across the streams of a run: max, min, mean, standard deviation. A stream's
+    loss is (sent - received - still on its way) / sent (docs/video.md); it is None only for a
+    stream that sent nothing, which has no loss to average (NaN when no stream sent anything)."""
+    vids = [c["video"] for c in result.summary["connections"].values() if "video" in c]
+    loss = [v["frame_loss_pct"] for v in vids if v["frame_loss_pct"] is not None]
+    if not loss:
+        return {k: float("nan") for k in ("max", "min", "avg", "sd")}
     return {"max": max(loss), "min": min(loss), "avg": st.mean(loss), "sd": st.pstdev(loss)}
 
 
@@ -387,10 +392,10 @@ METHOD = f"""
   {DURATION_S:g} s, the seed's 3 min 40 s ({QUICK_S:g} s and one stream count per figure with
   `--quick`), 1 s of warm-up; replications with seeds 1, 2, 3 (one with `--quick`): ours is their
   mean, with their standard deviation. The claims compare those means.
-- **Frame loss** (Figures 7, 8, UDP): per stream, frames lost / (received + lost) for frames due
-  after warm-up (a frame is lost if any of its cells is; frames after the last whole one are
-  undecided); then max, min, mean and population standard deviation across the streams of the
-  run.
+- **Frame loss** (Figures 7, 8, UDP): per stream, frames lost / frames sent for frames due after
+  warm-up, where lost = sent - received whole - still on their way at the end (a frame is lost if
+  any of its cells is; docs/video.md); then max, min, mean and population standard deviation
+  across the streams of the run.
 - **Delayed frames** (Figure 9, TCP, `exp4-*` files): a frame is received when its last byte is
   delivered in order; per stream, the share of received intervals (between consecutive frames'
   receipt) in [2, 4), [4, 6), [6, inf) frame intervals, then the mean across streams. The seed

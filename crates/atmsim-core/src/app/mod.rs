@@ -213,15 +213,23 @@ pub trait Application {
     }
 }
 
-/// What the host tells an application's summary of its socket 0.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the host tells an application's summary of its sockets (the summary's accounting,
+/// docs/model.md: what is on its way is not lost).
+#[derive(Clone, Debug, Default)]
 pub struct SocketFacts {
-    /// The transport's name ("tcp", "xtpx", "udp").
+    /// Socket 0's transport's name ("tcp", "xtpx", "udp").
     pub transport: &'static str,
-    /// A datagram socket.
+    /// Socket 0 is a datagram socket.
     pub datagram: bool,
     /// Datagrams sent (datagram sockets).
     pub datagrams_sent: u64,
+    /// Datagram sockets: the numbers of socket 0's messages on their way to the far
+    /// application (waiting in the transport, in the hosts' CPU queues or receive buffer, in
+    /// the network, or complete and not yet taken); a message may appear more than once.
+    pub messages_in_transit: Vec<u32>,
+    /// Stream sockets: bytes the transports will never deliver, every socket, both ways (0 for
+    /// a reliable transport).
+    pub stream_bytes_lost: u64,
 }
 
 /// An application's own sections of its connection's summary.

@@ -66,6 +66,12 @@ impl FramePlayer {
         m
     }
 
+    /// Frame `m` was played before `now` (its time is earlier, and before the stream stops).
+    pub fn played_before(&self, m: u64, now: SimTime) -> bool {
+        let t = self.time_of(m);
+        t < now && t < self.stop
+    }
+
     /// The fixed frame interval, picoseconds (rounded).
     pub fn interval_ps(&self) -> f64 {
         1e12 / self.rate
@@ -80,9 +86,14 @@ impl FramePlayer {
     /// Take the next frame: its number and size in bytes.
     pub fn take(&mut self) -> (u64, u32) {
         let m = self.next;
-        let i = (self.offset as u64 + m) % self.sizes.len() as u64;
         self.next += 1;
-        (m, self.sizes[i as usize])
+        (m, self.size_of(m))
+    }
+
+    /// The size of frame `m`, bytes.
+    pub fn size_of(&self, m: u64) -> u32 {
+        let i = (self.offset as u64 + m) % self.sizes.len() as u64;
+        self.sizes[i as usize]
     }
 
     /// Frames played so far.

@@ -28,6 +28,8 @@ pub struct VideoSender {
     pub player: FramePlayer,
     /// Frames numbered from this on are counted (due after warm-up).
     pub first_frame: u64,
+    /// Bytes of the counted frames played so far.
+    pub bytes_counted: u64,
     /// Due frames the socket has not fully accepted yet, oldest first: (frame number, bytes
     /// not accepted yet, none of it accepted yet). Stream sockets only.
     pending: VecDeque<(u64, u64, bool)>,
@@ -43,6 +45,7 @@ impl VideoSender {
         VideoSender {
             player,
             first_frame,
+            bytes_counted: 0,
             pending: VecDeque::new(),
             log: SendLog::default(),
             backlog_max: 0,
@@ -87,6 +90,9 @@ impl Application for VideoSender {
         let datagram = io.is_datagram(0);
         while self.player.next_due().is_some_and(|t| t <= now) {
             let (m, bytes) = self.player.take();
+            if m >= self.first_frame {
+                self.bytes_counted += bytes as u64;
+            }
             if datagram {
                 io.write(0, bytes as u64); // one message, sent whole
             } else if bytes > 0 {

@@ -551,13 +551,14 @@ impl Application for WorkloadApp {
     fn transport_section(&self) -> bool {
         false
     }
-    fn sections(&self, peer: Option<&AnyApp>, _socks: &SocketFacts) -> AppSections {
+    fn sections(&self, peer: Option<&AnyApp>, socks: &SocketFacts) -> AppSections {
         let peer = match peer {
             Some(AnyApp::Workload(w)) if w.role == Role::Responder => Some(&**w),
             _ => None,
         };
+        let lost = socks.stream_bytes_lost;
         AppSections {
-            workload: (self.role == Role::Initiator).then(|| workload_summary(self, peer)),
+            workload: (self.role == Role::Initiator).then(|| workload_summary(self, peer, lost)),
             ..Default::default()
         }
     }
@@ -571,8 +572,27 @@ fn op_name(k: &OpKind) -> &'static str {
     }
 }
 
-/// The workload's results from both ends' records (the responder may be absent).
-pub fn workload_summary(init: &WorkloadApp, resp: Option<&WorkloadApp>) -> WorkloadSummary {
+/// The workload's bytes from the start, both ways, every connection: written by one end's
+/// application (taken by its socket), read by the other's, lost by the transports (`lost`:
+/// only XTPX without error control loses any), and the rest, on its way.
+fn workload_bytes(init: &WorkloadApp, resp: Option<&WorkloadApp>, lost: u64) -> [u64; 4] {
+    let ends = || std::iter::once(init).chain(resp).flat_map(|w| &w.conns);
+    let sent: u64 = ends().map(|c| c.written).sum();
+    let received: u64 = ends().map(|c| c.read_total).sum();
+    let in_network = sent
+        .checked_sub(received)
+        .and_then(|r| r.checked_sub(lost))
+        .unwrap_or_else(|| panic!("workload bytes: {received} read + {lost} lost > {sent} sent"));
+    [sent, received, in_network, lost]
+}
+
+/// The workload's results from both ends' records (the responder may be absent); `lost`: the
+/// bytes its transports will never deliver.
+pub fn workload_summary(
+    init: &WorkloadApp,
+    resp: Option<&WorkloadApp>,
+    lost: u64,
+) -> WorkloadSummary {
     let s = |t: SimTime| ps_to_secs(t);
     let mut statements: Vec<StatementSummary> = init
         .script
@@ -645,8 +665,14 @@ pub fn workload_summary(init: &WorkloadApp, resp: Option<&WorkloadApp>) -> Workl
             m.transaction_ms = Stats::of(&tr);
         }
     }
+    let [bytes_sent, bytes_received, bytes_in_network, bytes_lost] =
+        workload_bytes(init, resp, lost);
     WorkloadSummary {
         transport: init.p.transport,
+        bytes_sent,
+        bytes_received,
+        bytes_in_network,
+        bytes_lost,
         statements,
         complete: init.done_at.is_some(),
         end_s: init.done_at.map(s),

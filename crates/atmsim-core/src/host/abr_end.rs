@@ -25,7 +25,7 @@ use crate::app::{AnyApp, AppSections, Application, Asks, Ctx};
 use crate::metrics::Probes;
 use crate::rng::Rng;
 use crate::time::SimTime;
-use crate::transport::{SegmentOut, TransportSummary};
+use crate::transport::{InTransit, SegmentOut, TransportSummary};
 use crate::wire::{Cell, SegHdr};
 
 /// The ABR end system of one end of a VC.
@@ -235,17 +235,23 @@ impl AbrEnd {
 
     /// The host's transport section, `rx` the far end's host: its payload fraction counts
     /// only the data cells among the source's, (Nrm - 1) / Nrm.
-    pub fn transport_summary(&self, rx: Option<&Host>, window_s: f64) -> Option<TransportSummary> {
+    pub fn transport_summary(
+        &self,
+        rx: Option<&Host>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
         let (AbrRole::Source(s), Above::Host(h)) = (&self.role, &self.above) else {
             return None;
         };
-        let mut t = h.transport_summary(rx, window_s)?;
+        let mut t = h.transport_summary(rx, window_s, transit)?;
         t.data_share((s.p.nrm - 1) as f64 / s.p.nrm as f64);
         Some(t)
     }
 
     /// The host application's own sections.
-    pub fn sections(&self, rx: Option<&Host>) -> AppSections {
-        self.host().map_or(AppSections::default(), |h| h.sections(rx))
+    pub fn sections(&self, rx: Option<&Host>, transit: InTransit) -> AppSections {
+        self.host()
+            .map_or(AppSections::default(), |h| h.sections(rx, transit))
     }
 }

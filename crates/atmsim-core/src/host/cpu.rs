@@ -211,6 +211,14 @@ impl HostCpu {
         self.current.map(|c| (c.end, c.job))
     }
 
+    /// Every job in service or waiting (the one in service first, then protocol work, then
+    /// system calls).
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        let current = self.current.as_ref().map(|c| &c.job);
+        let waiting = self.queues.iter().flat_map(|q| q.iter().map(|(_, j)| j));
+        current.into_iter().chain(waiting)
+    }
+
     /// Jobs waiting (both levels).
     pub fn backlog(&self) -> usize {
         self.queues[0].len() + self.queues[1].len()

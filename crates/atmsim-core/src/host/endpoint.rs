@@ -14,7 +14,7 @@ use crate::host::abr_end::AbrEnd;
 use crate::host::stack::Host;
 use crate::metrics::{Probes, TableDecl, TcpSummary, XtpxSummary};
 use crate::time::SimTime;
-use crate::transport::{SegmentOut, TransportSummary};
+use crate::transport::{InTransit, SegmentOut, TransportSummary};
 use crate::wire::{Cell, SegHdr};
 
 impl SegmentOut for Ctx<'_> {
@@ -126,16 +126,18 @@ pub trait EndpointHooks {
     /// The end of warm-up: what the summary counts from.
     fn mark_warmup(&mut self, _now: SimTime) {}
     /// The transport section of the connection this endpoint sends as (`rx`: the far end of
-    /// its connection), over `window_s` seconds.
+    /// its connection; `transit`: its frames on their way, both ways), over `window_s` seconds.
     fn transport_summary(
         &self,
         _rx: Option<&AnySource>,
         _window_s: f64,
+        _transit: InTransit,
     ) -> Option<TransportSummary> {
         None
     }
-    /// The application's own sections of the summary (`rx`: the far end).
-    fn sections(&self, _rx: Option<&AnySource>) -> AppSections {
+    /// The application's own sections of the summary (`rx`: the far end; `transit`: its
+    /// frames on their way, both ways).
+    fn sections(&self, _rx: Option<&AnySource>, _transit: InTransit) -> AppSections {
         AppSections::default()
     }
     /// Seed 004's keep-up log and frame interval, if the endpoint keeps one.
@@ -159,11 +161,16 @@ impl EndpointHooks for AbrEnd {
     fn mark_warmup(&mut self, now: SimTime) {
         AbrEnd::mark_warmup(self, now)
     }
-    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        AbrEnd::transport_summary(self, rx.and_then(AnySource::stack), window_s)
+    fn transport_summary(
+        &self,
+        rx: Option<&AnySource>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
+        AbrEnd::transport_summary(self, rx.and_then(AnySource::stack), window_s, transit)
     }
-    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        AbrEnd::sections(self, rx.and_then(AnySource::stack))
+    fn sections(&self, rx: Option<&AnySource>, transit: InTransit) -> AppSections {
+        AbrEnd::sections(self, rx.and_then(AnySource::stack), transit)
     }
 }
 
@@ -178,11 +185,16 @@ impl EndpointHooks for Host {
     fn mark_warmup(&mut self, _now: SimTime) {
         Host::mark_warmup(self)
     }
-    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        Host::transport_summary(self, rx.and_then(AnySource::stack), window_s)
+    fn transport_summary(
+        &self,
+        rx: Option<&AnySource>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
+        Host::transport_summary(self, rx.and_then(AnySource::stack), window_s, transit)
     }
-    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        Host::sections(self, rx.and_then(AnySource::stack))
+    fn sections(&self, rx: Option<&AnySource>, transit: InTransit) -> AppSections {
+        Host::sections(self, rx.and_then(AnySource::stack), transit)
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         Host::keep_up(self)
@@ -200,11 +212,16 @@ impl<T: EndpointHooks + ?Sized> EndpointHooks for Box<T> {
     fn mark_warmup(&mut self, now: SimTime) {
         (**self).mark_warmup(now)
     }
-    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        (**self).transport_summary(rx, window_s)
+    fn transport_summary(
+        &self,
+        rx: Option<&AnySource>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
+        (**self).transport_summary(rx, window_s, transit)
     }
-    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        (**self).sections(rx)
+    fn sections(&self, rx: Option<&AnySource>, transit: InTransit) -> AppSections {
+        (**self).sections(rx, transit)
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         (**self).keep_up()
@@ -232,11 +249,18 @@ impl EndpointHooks for AnySource {
     fn mark_warmup(&mut self, now: SimTime) {
         each_kind!(self, |e| EndpointHooks::mark_warmup(e, now))
     }
-    fn transport_summary(&self, rx: Option<&AnySource>, window_s: f64) -> Option<TransportSummary> {
-        each_kind!(self, |e| EndpointHooks::transport_summary(e, rx, window_s))
+    fn transport_summary(
+        &self,
+        rx: Option<&AnySource>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
+        each_kind!(self, |e| EndpointHooks::transport_summary(
+            e, rx, window_s, transit
+        ))
     }
-    fn sections(&self, rx: Option<&AnySource>) -> AppSections {
-        each_kind!(self, |e| EndpointHooks::sections(e, rx))
+    fn sections(&self, rx: Option<&AnySource>, transit: InTransit) -> AppSections {
+        each_kind!(self, |e| EndpointHooks::sections(e, rx, transit))
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         each_kind!(self, |e| EndpointHooks::keep_up(e))
@@ -244,15 +268,16 @@ impl EndpointHooks for AnySource {
 }
 
 /// The transport sections of one connection direction: each endpoint in `senders` (those
-/// sending on it) with the far end of its connection (`rx_of(conn)`).
+/// sending on it, with their frames on their way) with the far end of its connection
+/// (`rx_of(conn)`).
 pub fn transport_sections<'a>(
-    senders: impl IntoIterator<Item = (u16, &'a AnySource)>,
+    senders: impl IntoIterator<Item = (u16, &'a AnySource, InTransit<'a>)>,
     rx_of: impl Fn(u16) -> Option<&'a AnySource>,
     window_s: f64,
 ) -> TransportSections {
     let mut out = TransportSections::default();
-    for (conn, e) in senders {
-        match e.transport_summary(rx_of(conn), window_s) {
+    for (conn, e, transit) in senders {
+        match e.transport_summary(rx_of(conn), window_s, transit) {
             Some(TransportSummary::Tcp(t)) => out.tcp.push((conn, t)),
             Some(TransportSummary::Xtpx(x)) => out.xtpx.push((conn, x)),
             None => {}

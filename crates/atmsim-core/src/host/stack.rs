@@ -14,7 +14,7 @@ use crate::app::{AnyApp, AppSections, Application, Ctx, Io, SendLog, SocketFacts
 use crate::metrics::Row;
 use crate::rng::Rng;
 use crate::time::SimTime;
-use crate::transport::{SegmentOut, TransportSummary};
+use crate::transport::{InTransit, SegmentOut, TransportSummary};
 use crate::wire::SegHdr;
 
 /// An application and its sockets.
@@ -274,25 +274,63 @@ impl Host {
         }
     }
 
-    /// The transport's summary of the connection this host sends on, `rx` the far end.
-    pub fn transport_summary(&self, rx: Option<&Host>, window_s: f64) -> Option<TransportSummary> {
+    /// The transport's summary of the connection this host sends on, `rx` the far end,
+    /// `transit` its frames on their way.
+    pub fn transport_summary(
+        &self,
+        rx: Option<&Host>,
+        window_s: f64,
+        transit: InTransit,
+    ) -> Option<TransportSummary> {
         if !self.app.transport_section() {
             return None;
         }
         let far = rx.and_then(|r| r.socks.first()).map(|s| &s.transport);
-        self.socks.first()?.transport.summary(far, window_s)
+        self.socks
+            .first()?
+            .transport
+            .summary(far, window_s, transit.out)
     }
 
-    /// The application's own summary sections, `rx` the far end.
-    pub fn sections(&self, rx: Option<&Host>) -> AppSections {
-        let facts = self
-            .socks
-            .first()
-            .map_or(SocketFacts::default(), |s| SocketFacts {
-                transport: s.transport.name(),
-                datagram: s.is_datagram(),
-                datagrams_sent: s.transport.datagrams_sent(),
-            });
+    /// The frames of socket `k` among `frames`.
+    fn of_socket(&self, frames: &[(u32, SegHdr)], k: u16) -> Vec<(u32, SegHdr)> {
+        let mine = |s: &SegHdr| self.socket_of(*s) == k;
+        frames.iter().filter(|(_, s)| mine(s)).copied().collect()
+    }
+
+    /// The application's own sections, `rx` the far end, `transit` the frames on their way
+    /// both ways: the sockets' accounting goes with them ([`SocketFacts`]).
+    pub fn sections(&self, rx: Option<&Host>, transit: InTransit) -> AppSections {
+        let Some(s) = self.socks.first() else {
+            return self
+                .app
+                .sections(rx.map(|r| &r.app), &SocketFacts::default());
+        };
+        let far = |k: usize| rx.and_then(|r| r.socks.get(k)).map(|s| &s.transport);
+        // socket 0's messages on their way: in its transport, in the hosts and the network,
+        // complete at the far end and not yet taken
+        let mut messages = s.transport.messages_queued();
+        if s.is_datagram() {
+            let out = self.of_socket(transit.out, 0);
+            messages.extend(out.iter().filter(|(_, h)| h.has_data()).map(|(_, h)| h.seq));
+            messages.extend(far(0).map_or(Vec::new(), |t| t.messages_waiting()));
+        }
+        // every socket's stream bytes, both ways, that will never arrive
+        let mut stream_lost = 0;
+        for (k, sk) in self.socks.iter().enumerate() {
+            let out = self.of_socket(transit.out, k as u16);
+            let back = self.of_socket(transit.back, k as u16);
+            let mine = sk.transport.stream(far(k), &out);
+            let theirs = far(k).and_then(|t| t.stream(Some(&sk.transport), &back));
+            stream_lost += [mine, theirs].iter().flatten().map(|b| b.lost).sum::<u64>();
+        }
+        let facts = SocketFacts {
+            transport: s.transport.name(),
+            datagram: s.is_datagram(),
+            datagrams_sent: s.transport.datagrams_sent(),
+            messages_in_transit: messages,
+            stream_bytes_lost: stream_lost,
+        };
         self.app.sections(rx.map(|r| &r.app), &facts)
     }
 

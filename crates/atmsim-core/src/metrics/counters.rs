@@ -221,6 +221,9 @@ pub struct FlowStats {
     pub ctd_hist: DelayHistogram,
     pub frames_delivered: u64,
     pub frames_sent: u64,
+    /// CPCS-SDU bytes of those frames (the length in each end-of-frame cell).
+    pub frame_bytes_delivered: u64,
+    pub frame_bytes_sent: u64,
     /// Delivered cells whose payload was errored on a link.
     pub errored: u64,
     pub dropped: u64,
@@ -247,6 +250,8 @@ impl FlowStats {
             drops_by_hop: vec![0; hops],
             frames_sent: 0,
             frames_delivered: 0,
+            frame_bytes_sent: 0,
+            frame_bytes_delivered: 0,
             rx_cells_window: 0,
             user_bytes_window: 0,
             ctd_sum: 0,

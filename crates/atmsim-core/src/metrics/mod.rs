@@ -6,9 +6,11 @@
 //! [`counters`]: drop reasons, the delay histogram, per-port and per-flow counters updated on
 //! the hot path. [`summary`]: the serialized result (`summary.json`: ports, connections, calls,
 //! TCP). [`probe`]: the columnar store of the time series, whose columns each model declares
-//! next to its state. [`frames`]: frame loss, received intervals and delays of video streams
-//! (seed 004).
+//! next to its state. [`frames`]: received frames, intervals and delays of video streams
+//! (seed 004). [`accounting`]: the one definition of loss every section uses (sent - received -
+//! in the network).
 
+pub mod accounting;
 pub mod counters;
 pub mod frames;
 pub mod monitor;

@@ -101,9 +101,18 @@ pub struct ConnectionSummary {
     pub frames_sent: u64,
     /// Of those, frames that arrived whole.
     pub frames_delivered: u64,
-    /// Of those, frames that will never arrive whole (sent - delivered - still in flight).
-    /// A lost end-of-frame cell merges two CPCS-PDUs at the receiver, losing both (I.363.5).
+    /// Of those, frames on their way now: their end-of-frame cell is in the source shaper, a
+    /// queue, on a link or in a fabric.
+    pub frames_in_network: u64,
+    /// Of those, frames that will never arrive whole: sent - delivered - in the network (a
+    /// lost end-of-frame cell merges two CPCS-PDUs at the receiver, losing both, I.363.5).
     pub frames_lost: u64,
+    /// The CPCS-SDU bytes of those frames (each frame's length field): sent, delivered, in the
+    /// network, lost (sent - delivered - in the network).
+    pub frame_bytes_sent: u64,
+    pub frame_bytes_delivered: u64,
+    pub frame_bytes_in_network: u64,
+    pub frame_bytes_lost: u64,
     pub ctd_mean_us: Option<f64>,
     pub ctd_max_us: Option<f64>,
     pub ctd_min_us: Option<f64>,
@@ -267,6 +276,15 @@ pub struct TcpSummary {
     /// Payload bytes delivered in order to the receiving application, x 8 / window.
     pub goodput_mbps: f64,
     pub bytes_delivered: u64,
+    /// The window's accounting (docs/tcp.md): bytes the application handed TCP after warm-up
+    /// (its writes, or a file's bytes as first sent), bytes taken and not yet delivered in order
+    /// now and at the end of warm-up (in the send buffer, the hosts, the network, or held out of
+    /// order by the receiver), and bytes lost; `bytes_in_network_at_warmup + bytes_sent =
+    /// bytes_delivered + bytes_lost + bytes_in_network`, and TCP loses none.
+    pub bytes_sent: u64,
+    pub bytes_in_network: u64,
+    pub bytes_in_network_at_warmup: u64,
+    pub bytes_lost: u64,
     pub segments_sent: u64,
     pub retransmitted_segments: u64,
     pub timeouts: u64,
@@ -296,6 +314,16 @@ pub struct XtpxSummary {
     #[serde(rename = "throughput_kBps")]
     pub throughput_kbytes_s: f64,
     pub bytes_delivered: u64,
+    /// The window's accounting (docs/xtpx.md), as TCP's: bytes the application handed XTPX
+    /// after warm-up, bytes on their way now (taken and neither delivered nor lost) and at the
+    /// end of warm-up (taken and not yet delivered or skipped), and
+    /// bytes lost (without error control: the gaps the receiver skipped and what was sent and
+    /// is no longer on its way); `bytes_in_network_at_warmup + bytes_sent = bytes_delivered +
+    /// bytes_lost + bytes_in_network`.
+    pub bytes_sent: u64,
+    pub bytes_in_network: u64,
+    pub bytes_in_network_at_warmup: u64,
+    pub bytes_lost: u64,
     pub packets_sent: u64,
     pub retransmitted_packets: u64,
     pub retransmitted_bytes: u64,
@@ -321,20 +349,33 @@ pub struct XtpxSummary {
     pub completed_s: Option<f64>,
 }
 
-/// A video stream's frames (seed 004), counted for frames due after warm-up. A frame is lost if
-/// any of its cells is; frames after the last one received whole are undecided at the end and in
-/// neither count.
+/// A video stream's frames (seed 004), counted for frames due after warm-up: `frames_sent =
+/// frames_received + frames_lost + frames_in_network` at any instant, and the same for bytes
+/// (docs/video.md). A frame is lost if any of its cells is.
 #[derive(Debug, Clone, Serialize)]
 pub struct VideoSummary {
     /// Trace index of the stream's first frame (its offset).
     pub trace_offset: u64,
+    /// Frames due (played by the sender).
     pub frames_sent: u64,
     /// UDP datagrams the sender produced, and the frames it sent split into more than one.
     pub datagrams_sent: u64,
+    /// Frames that arrived whole at the receiving application.
     pub frames_received: u64,
+    /// Frames on their way: over UDP with a datagram still in the sender's transport, a host's
+    /// CPU queue or receive buffer, or the network (its end-of-frame cell); over TCP every frame
+    /// not yet received (the sending application's backlog, the sockets, the hosts, the
+    /// network).
+    pub frames_in_network: u64,
+    /// frames_sent - frames_received - frames_in_network (over TCP always 0).
     pub frames_lost: u64,
-    /// frames_lost / (frames_received + frames_lost), percent (None before any is decided).
+    /// frames_lost / frames_sent, percent (None only when no frame was sent).
     pub frame_loss_pct: Option<f64>,
+    /// The same for the frames' bytes (the trace's sizes).
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub bytes_in_network: u64,
+    pub bytes_lost: u64,
     /// Received intervals (between the last cells of consecutive whole frames) in frame
     /// intervals: counts in [0,2), [2,4), [4,6), [6,inf), and their total.
     pub interval_hist: [u64; 4],

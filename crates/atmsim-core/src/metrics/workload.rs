@@ -86,6 +86,14 @@ pub struct StatementSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct WorkloadSummary {
     pub transport: &'static str,
+    /// Bytes from the start of the run, both ways, every connection (docs/workloads.md): written
+    /// by one end's application, read by the other's, on their way (the sockets, the hosts, the
+    /// network), lost (only XTPX without error control loses any); `bytes_sent =
+    /// bytes_received + bytes_lost + bytes_in_network`.
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub bytes_in_network: u64,
+    pub bytes_lost: u64,
     pub statements: Vec<StatementSummary>,
     /// True when every statement ran to its end within the run.
     pub complete: bool,

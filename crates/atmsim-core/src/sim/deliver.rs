@@ -68,6 +68,7 @@ impl Simulation {
                     frame_done = Some((len as u32, cell.seg));
                     if cell.created >= self.warmup {
                         f.stats.frames_delivered += 1;
+                        f.stats.frame_bytes_delivered += len as u64;
                     }
                     if in_window {
                         f.stats.user_bytes_window += len as u64;

@@ -53,6 +53,7 @@ impl Simulation {
             cell.hdr |= H_EOF;
             if warm {
                 f.stats.frames_sent += 1;
+                f.stats.frame_bytes_sent += len as u64;
             }
         }
         if warm {
@@ -117,6 +118,7 @@ impl Simulation {
                 f.stats.rm_sent += 1;
             } else if cell.is_eof() && f.sar.framed {
                 f.stats.frames_sent += 1;
+                f.stats.frame_bytes_sent += cell.len as u64;
             }
         }
         let (p, cls) = (f.ports[0], f.category as usize);

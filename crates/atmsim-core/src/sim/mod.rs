@@ -3,7 +3,8 @@
 //! (smoltcp's `iface/interface/{mod,ipv4,tcp}.rs` pattern: one `impl Simulation`, several files):
 //! [`emit`] (cells entering the network), [`forward`] (ports, links, arrival at a node),
 //! [`abr`] (switch feedback), [`deliver`] (the far end), [`calls`] (switched calls),
-//! [`sample`] (time series, warm-up) and [`summary`].
+//! [`sample`] (time series, warm-up), [`accounting`] (what is on its way between the ends of
+//! each flow, for the summary's losses) and [`summary`].
 //!
 //! A duplex link is two directed channels; each has an output port at its tail node holding a
 //! queue per service category (strict priority, CBR first by default; ITU-T I.371 / TM 4.0
@@ -17,6 +18,7 @@
 //! buffer limits apply to waiting cells.
 
 mod abr;
+mod accounting;
 mod calls;
 mod defer;
 mod deliver;
@@ -39,6 +41,7 @@ pub use crate::net::Shaper;
 pub use crate::wire::Sar;
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
+pub use accounting::{FrameInTransit, InNetwork};
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};

@@ -2,11 +2,13 @@
 
 use crate::abr::AbrSource;
 use crate::cac::CacPolicy;
+use crate::metrics::accounting::lost;
 use crate::metrics::*;
 use crate::net::*;
 use crate::sim::*;
 use crate::time::*;
-use crate::wire::{Cell, CELL_PAYLOAD, H_MIS};
+use crate::transport::InTransit;
+use crate::wire::{SegHdr, CELL_PAYLOAD};
 use std::collections::BTreeMap;
 
 impl Simulation {
@@ -26,44 +28,6 @@ impl Simulation {
             names.push(self.nodes[self.ports[p as usize].to as usize].name.clone());
         }
         names
-    }
-
-    /// Cells of `flow` created after warm-up that are now in a queue or on a link, counted by
-    /// looking at every buffer (independent of the flow's counters).
-    pub fn cells_in_network(&self, flow: u32) -> u64 {
-        let mut n = 0;
-        let ours = |c: &Cell| c.flow == flow && c.created >= self.warmup && c.hdr & H_MIS == 0;
-        for p in &self.ports {
-            n += p.link.pipe.iter().filter(|(_, c)| ours(c)).count() as u64;
-            n += p.queue.iter().filter(|c| ours(c)).count() as u64;
-        }
-        for nd in &self.nodes {
-            nd.fabric.for_each_held(&mut |c| n += ours(c) as u64);
-        }
-        // cells still held by the source's shaper were sent by the application
-        if let Some(sh) = &self.flows[flow as usize].shaper {
-            n += sh.queue.iter().filter(|c| c.created >= self.warmup).count() as u64;
-        }
-        n
-    }
-
-    /// End-of-frame cells of `flow` created after warm-up that are in a queue or on a link.
-    pub fn frames_in_network(&self, flow: u32) -> u64 {
-        let ours = |c: &Cell| {
-            c.flow == flow && c.created >= self.warmup && c.is_eof() && c.hdr & H_MIS == 0
-        };
-        let mut held = 0;
-        for nd in &self.nodes {
-            nd.fabric.for_each_held(&mut |c| held += ours(c) as u64);
-        }
-        held + self
-            .ports
-            .iter()
-            .map(|p| {
-                p.link.pipe.iter().filter(|(_, c)| ours(c)).count()
-                    + p.queue.iter().filter(|c| ours(c)).count()
-            })
-            .sum::<usize>() as u64
     }
 
     /// All cells in queues or on links now.
@@ -95,10 +59,13 @@ impl Simulation {
             .map(|p| (p.name.clone(), self.port_summary(p, window_ps, window_s)))
             .collect();
         let mut connections = BTreeMap::new();
+        // what is on its way, from one look at every buffer
+        let in_network = self.in_network();
+        let transit = self.frames_in_transit();
         for (i, f) in self.flows.iter().enumerate() {
-            let mut c = self.connection_summary(i, window_s);
+            let mut c = self.connection_summary(i, window_s, in_network[i]);
             self.abr_fields(&mut c, i, &by_flow[i]);
-            self.endpoint_fields(&mut c, i, &by_flow[i], window_s);
+            self.endpoint_fields(&mut c, i, &by_flow[i], window_s, &transit);
             connections.insert(f.name.clone(), c);
         }
         Summary {
@@ -146,8 +113,8 @@ impl Simulation {
 
     /// Flow `i`'s section: its cells, frames, delays and losses, policing and QoS (the ABR
     /// and endpoint fields are filled in by [`Self::abr_fields`] and
-    /// [`Self::endpoint_fields`]).
-    fn connection_summary(&self, i: usize, window_s: f64) -> ConnectionSummary {
+    /// [`Self::endpoint_fields`]); `net`: what of it is in the network now.
+    fn connection_summary(&self, i: usize, window_s: f64, net: InNetwork) -> ConnectionSummary {
         let f = &self.flows[i];
         let s = &f.stats;
         let us = |ps: u64| ps as f64 / 1e6;
@@ -173,12 +140,22 @@ impl Simulation {
             cells_sent: f.sent,
             cells_delivered: s.delivered,
             cells_dropped: s.dropped,
-            cells_in_flight: self.cells_in_network(i as u32),
+            cells_in_flight: net.cells,
             throughput_mbps: s.rx_cells_window as f64 * (CELL_PAYLOAD * 8) as f64 / window_s / 1e6,
             user_throughput_mbps: s.user_bytes_window as f64 * 8.0 / window_s / 1e6,
             frames_sent: s.frames_sent,
             frames_delivered: s.frames_delivered,
-            frames_lost: s.frames_sent - s.frames_delivered - self.frames_in_network(i as u32),
+            frames_in_network: net.frames,
+            frames_lost: lost(s.frames_sent, s.frames_delivered, net.frames, "frames"),
+            frame_bytes_sent: s.frame_bytes_sent,
+            frame_bytes_delivered: s.frame_bytes_delivered,
+            frame_bytes_in_network: net.frame_bytes,
+            frame_bytes_lost: lost(
+                s.frame_bytes_sent,
+                s.frame_bytes_delivered,
+                net.frame_bytes,
+                "frame bytes",
+            ),
             ctd_mean_us: got.then(|| s.ctd_sum as f64 / s.delivered as f64 / 1e6),
             ctd_max_us: got.then(|| us(s.ctd_max)),
             ctd_min_us: got.then(|| us(s.ctd_min)),
@@ -290,21 +267,42 @@ impl Simulation {
     }
 
     /// The endpoints' sections of flow `i`'s summary: each transport connection sending on the
-    /// flow, by number, and the applications' own sections (`on_flow`: the endpoints sending).
+    /// flow, by number, and the applications' own sections (`on_flow`: the endpoints sending;
+    /// `transit`: every flow's frames on their way, [`Self::frames_in_transit`]).
     fn endpoint_fields(
         &self,
         c: &mut ConnectionSummary,
         i: usize,
         on_flow: &[&Endpoint],
         window_s: f64,
+        transit: &[Vec<FrameInTransit>],
     ) {
         let f = &self.flows[i];
         let rx_of = |conn: u16| {
             let r = f.rx_endpoint(conn);
             (r != NONE).then(|| &self.endpoints[r as usize].app)
         };
+        // each endpoint's frames on their way, both ways: its own connection's when the flow
+        // carries a bundle of ends (one per connection number), else all of them
+        let bundle = on_flow.iter().any(|e| e.conn != 0);
+        let pick = |frames: &[FrameInTransit], conn: u16| -> Vec<FrameInTransit> {
+            let mine = |s: &SegHdr| !bundle || s.conn == conn;
+            frames.iter().filter(|(_, s)| mine(s)).copied().collect()
+        };
+        let back: &[FrameInTransit] = transit.get(f.pair as usize).map_or(&[], |v| v);
+        let mine: Vec<_> = on_flow
+            .iter()
+            .map(|e| (pick(&transit[i], e.conn), pick(back, e.conn)))
+            .collect();
+        let at = |k: usize| InTransit {
+            out: &mine[k].0,
+            back: &mine[k].1,
+        };
         let ts = crate::host::endpoint::transport_sections(
-            on_flow.iter().map(|e| (e.conn, &e.app)),
+            on_flow
+                .iter()
+                .enumerate()
+                .map(|(k, e)| (e.conn, &e.app, at(k))),
             rx_of,
             window_s,
         );
@@ -312,8 +310,8 @@ impl Simulation {
         c.tcp_bundle = (ts.tcp.len() > 1).then(|| ts.tcp.into_iter().map(|t| t.1).collect());
         c.xtpx = ts.xtpx.first().map(|t| t.1.clone());
         c.xtpx_bundle = (ts.xtpx.len() > 1).then(|| ts.xtpx.into_iter().map(|t| t.1).collect());
-        for e in on_flow {
-            let a = EndpointHooks::sections(&e.app, rx_of(e.conn));
+        for (k, e) in on_flow.iter().enumerate() {
+            let a = EndpointHooks::sections(&e.app, rx_of(e.conn), at(k));
             c.video = c.video.take().or(a.video);
             c.workload = c.workload.take().or(a.workload);
             for (k, v) in a.other {

@@ -89,6 +89,34 @@ pub trait Transport {
     fn on_frame(&mut self, _now: SimTime, _sdu: u32, _seg: SegHdr, _out: &mut impl SegmentOut) {}
 }
 
+/// The frames of one transport connection that are between its two ends at one instant, for
+/// the summary's accounting (`sim/accounting.rs`): in the sending host's CPU queue, in the
+/// network (by their end-of-frame cell: the source shaper, a queue, a link, a fabric), or in
+/// the receiving host's CPU queue or receive buffer. Each is (CPCS-SDU bytes, transport
+/// header); a frame whose end-of-frame cell was lost is in neither list.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InTransit<'a> {
+    /// The frames this end sent, on their way to the far end.
+    pub out: &'a [(u32, SegHdr)],
+    /// The frames the far end sent, on their way to this end.
+    pub back: &'a [(u32, SegHdr)],
+}
+
+/// One direction of a stream transport connection, bytes, each a count from the connection's
+/// start: what the sending application handed the transport (`taken`: its writes, or for a
+/// file the bytes as they are first sent), what the receiving transport delivered in order to
+/// its application (`delivered`), what it will never deliver (`lost`: XTPX without error
+/// control; a reliable transport loses nothing), and the rest, between the two (`in_network`:
+/// the send buffer, frames in the hosts and the network, out-of-order data held by the
+/// receiver). `taken = delivered + lost + in_network` exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamBytes {
+    pub taken: u64,
+    pub delivered: u64,
+    pub lost: u64,
+    pub in_network: u64,
+}
+
 /// What a transport's summary says of one connection (the engine puts it under the
 /// connection's `tcp` / `xtpx` key without knowing which).
 #[derive(Clone, Debug)]
@@ -258,10 +286,54 @@ impl AnyTransport {
             AnyTransport::Udp(_) => {}
         }
     }
+    /// The bytes of this end's direction from the start ([`StreamBytes`]), `rx` the far end
+    /// and `out` this end's frames on their way; None for an end that does not send and for a
+    /// datagram transport (its application counts messages).
+    pub fn stream(&self, rx: Option<&AnyTransport>, out: &[(u32, SegHdr)]) -> Option<StreamBytes> {
+        match self {
+            AnyTransport::Tcp(t) => {
+                let r = match rx {
+                    Some(AnyTransport::Tcp(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                Some(tcp::summary::tcp_stream(t.sender.as_ref()?, r))
+            }
+            AnyTransport::Xtpx(t) => {
+                let r = match rx {
+                    Some(AnyTransport::Xtpx(r)) => r.receiver.as_ref(),
+                    _ => None,
+                };
+                Some(xtpx::summary::xtpx_stream(t.sender.as_ref()?, r, out))
+            }
+            AnyTransport::Udp(_) => None,
+        }
+    }
+    /// The message numbers this end's sender holds that are not yet handed to AAL5 (datagram
+    /// transports; nothing for the others).
+    pub fn messages_queued(&self) -> Vec<u32> {
+        match self {
+            AnyTransport::Udp(t) => t.messages_queued(),
+            _ => Vec::new(),
+        }
+    }
+    /// The message numbers complete at this end and not yet taken by its application
+    /// (datagram transports; nothing for the others).
+    pub fn messages_waiting(&self) -> Vec<u32> {
+        match self {
+            AnyTransport::Udp(t) => t.messages_waiting(),
+            _ => Vec::new(),
+        }
+    }
     /// The summary of the connection this end sends on, with `rx` the far end (the same
-    /// transport, if any), over `window_s` seconds; None for an end that does not send or a
-    /// transport without a summary section (UDP: the application's results say it).
-    pub fn summary(&self, rx: Option<&AnyTransport>, window_s: f64) -> Option<TransportSummary> {
+    /// transport, if any) and `out` this end's frames on their way, over `window_s` seconds;
+    /// None for an end that does not send or a transport without a summary section (UDP: the
+    /// application's results say it).
+    pub fn summary(
+        &self,
+        rx: Option<&AnyTransport>,
+        window_s: f64,
+        out: &[(u32, SegHdr)],
+    ) -> Option<TransportSummary> {
         match (self, rx) {
             (AnyTransport::Tcp(t), rx) => {
                 let r = match rx {
@@ -277,7 +349,9 @@ impl AnyTransport {
                     _ => None,
                 };
                 let s = t.sender.as_ref()?;
-                Some(TransportSummary::Xtpx(xtpx::xtpx_summary(s, r, window_s)))
+                Some(TransportSummary::Xtpx(xtpx::xtpx_summary(
+                    s, r, window_s, out,
+                )))
             }
             (AnyTransport::Udp(_), _) => None,
         }

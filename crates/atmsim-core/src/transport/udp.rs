@@ -113,6 +113,11 @@ impl UdpSender {
         self.queue.len()
     }
 
+    /// The numbers of the messages with datagrams waiting in the sender.
+    pub fn queued(&self) -> impl Iterator<Item = u32> + '_ {
+        self.queue.iter().map(|q| q.0)
+    }
+
     fn pump(&mut self, now: SimTime, out: &mut impl SegmentOut) {
         let full = max_payload(self.mtu);
         while let Some(&mut (m, bytes, ref mut k)) = self.queue.front_mut() {
@@ -253,6 +258,14 @@ impl UdpEnd {
     /// Payload bytes of the complete messages delivered so far.
     pub fn delivered(&self) -> u64 {
         self.delivered
+    }
+    /// The numbers of the messages with datagrams waiting in the sender.
+    pub fn messages_queued(&self) -> Vec<u32> {
+        self.sender.iter().flat_map(|s| s.queued()).collect()
+    }
+    /// The numbers of the complete messages not yet taken by the application.
+    pub fn messages_waiting(&self) -> Vec<u32> {
+        self.inbox.iter().map(|m| m.0).collect()
     }
     /// Datagrams sent so far (0 for an end that does not send).
     pub fn datagrams_sent(&self) -> u64 {

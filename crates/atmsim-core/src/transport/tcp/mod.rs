@@ -153,6 +153,10 @@ impl TcpParams {
 /// Counters of one TCP sender.
 #[derive(Clone, Debug, Default)]
 pub struct TcpStats {
+    /// Bytes the application has handed TCP: its writes ([`Workload::App`]), or for a file the
+    /// bytes as they are first sent (the highest sequence number sent, which a refused window
+    /// probe does not take back).
+    pub taken: u64,
     pub segments_sent: u64,
     pub bytes_sent: u64,
     pub retransmitted_segments: u64,

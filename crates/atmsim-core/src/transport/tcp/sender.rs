@@ -159,12 +159,14 @@ impl TcpSender {
                 while left > 0 {
                     let n = left.min(c);
                     self.written += n;
+                    self.stats.taken = self.stats.taken.max(self.written);
                     left -= n;
                     self.output(now, out);
                 }
             }
             _ => {
                 self.written += bytes;
+                self.stats.taken = self.stats.taken.max(self.written);
                 self.output(now, out);
             }
         }
@@ -262,6 +264,7 @@ impl TcpSender {
         self.send(seq, 1, out);
         self.snd_nxt += 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.stats.taken = self.stats.taken.max(self.snd_max);
         if self.rexmt_at.is_none() {
             self.arm_rexmt(now);
         }
@@ -466,6 +469,7 @@ impl TcpSender {
             }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.stats.taken = self.stats.taken.max(self.snd_max);
             if self.rexmt_at.is_none() {
                 self.arm_rexmt(now);
             }

@@ -57,6 +57,7 @@ impl XtpxEnd {
         }
         if let Some(r) = &mut self.receiver {
             r.mark = r.delivered();
+            r.skipped_mark = r.skipped_bytes;
         }
     }
 }

@@ -154,6 +154,9 @@ impl XtpxParams {
 /// Counters of one XTPX sender.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XtpxStats {
+    /// Bytes the application has handed XTPX: its writes ([`Workload::App`]), or for a file
+    /// the bytes as they are first sent (`snd_max`).
+    pub taken: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub retransmitted_packets: u64,

@@ -31,6 +31,8 @@ pub struct XtpxReceiver {
     pub skipped_bytes: u64,
     /// Delivered bytes at the end of warm-up.
     pub mark: u64,
+    /// Skipped bytes at the end of warm-up.
+    pub skipped_mark: u64,
 }
 
 impl XtpxReceiver {
@@ -47,6 +49,7 @@ impl XtpxReceiver {
             ooo_packets: 0,
             skipped_bytes: 0,
             mark: 0,
+            skipped_mark: 0,
         }
     }
 

@@ -111,6 +111,7 @@ impl XtpxSender {
             "write needs Workload::App"
         );
         self.written += bytes;
+        self.stats.taken = self.stats.taken.max(self.written);
         self.output(now, out);
     }
 
@@ -344,6 +345,7 @@ impl XtpxSender {
             } else {
                 self.snd_nxt += len;
                 self.snd_max = self.snd_max.max(self.snd_nxt);
+                self.stats.taken = self.stats.taken.max(self.snd_max);
             }
             if self.timer_at.is_none() && self.p.needs_status() {
                 self.arm(now);
