@@ -254,7 +254,10 @@ def scenarios(draw: st.DrawFn, app: str, fabric: str) -> dict[str, Any]:
     if APPS[app][0] != "abr" and draw(st.booleans()):
         preset = draw(st.sampled_from(["seed004", "seed001-lan"]))
         for n in nodes[:3]:
-            n["host"] = {"preset": preset, "receive_buffer_bytes": draw(st.sampled_from([2000, 41600]))}
+            n["host"] = {"preset": preset, "receive_buffer_bytes": draw(st.sampled_from([2000, 41600])),
+                         "receive_socket": draw(st.sampled_from(["per_connection", "shared"]))}
+            if draw(st.booleans()):  # adapter buffers that drop frames now and then
+                n["host"]["adapter_receive_buffer_bytes"] = draw(st.sampled_from([10_000, 100_000]))
     last = {"a": "S", "b": "b", "rate_mbps": draw(st.sampled_from([40.0, 149.76])), "length_km": 20.0}
     if draw(st.booleans()):
         last["impairment"] = {"loss_probability": draw(st.sampled_from([1e-4, 3e-3])),

@@ -28,6 +28,13 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=220.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", action="store_true", help='nodes[].host = { preset = "seed004" } on every host')
+    ap.add_argument("--receiver", action="store_true",
+                    help='the preset on the receiving hosts (r*) only, the senders ideal')
+    ap.add_argument("--shared-socket", action="store_true", help='host receive_socket = "shared"')
+    ap.add_argument("--adapter-buffer", type=int, help="host adapter_receive_buffer_bytes")
+    ap.add_argument("--cost-scale", type=float,
+                    help="a sensitivity, not a reading: the preset's receive costs (per packet, per byte, per "
+                         "system call) times this")
     ap.add_argument("--send-buffer", type=int, help="host send_buffer_bytes over the preset's")
     ap.add_argument("--no-delayed-ack", action="store_true", help="TCP streams: delayed_ack = false")
     a = ap.parse_args()
@@ -35,10 +42,18 @@ def main() -> None:
     path = scenarios_dir() / rel
     with path.open("rb") as f:
         doc = tomllib.load(f)
-    host: dict[str, object] = {"preset": "seed004"} if a.preset else {}
+    host: dict[str, object] = {"preset": "seed004"} if a.preset or a.receiver else {}
     if a.send_buffer:
         host["send_buffer_bytes"] = a.send_buffer
-    nodes = [dict(n, host=host) if n["kind"] == "host" and host else n for n in doc["nodes"]]
+    if a.shared_socket:
+        host["receive_socket"] = "shared"
+    if a.cost_scale:
+        host.update(per_packet_recv_us=60.0 * a.cost_scale, per_byte_recv_ns=15.0 * a.cost_scale,
+                    per_tsdu_us=20.0 * a.cost_scale)
+    if a.adapter_buffer:
+        host["adapter_receive_buffer_bytes"] = a.adapter_buffer
+    modelled = (lambda n: n["name"].startswith("r")) if a.receiver else (lambda n: True)
+    nodes = [dict(n, host=host) if n["kind"] == "host" and host and modelled(n) else n for n in doc["nodes"]]
     senders = int(a.name.split("-")[-2][0])
     receivers = 4 if "4to4" in a.name else 1
     src = _first_source(rel)

@@ -121,6 +121,8 @@ pub(crate) fn host_models(sim: &mut Simulation, sc: &Scenario) {
             per_byte_recv_ps: v.per_byte_recv_ns * 1e3,
             send_buffer: v.send_buffer_bytes,
             receive_buffer: v.receive_buffer_bytes,
+            shared_socket: h.receive_socket == Some(crate::scenario::host::ReceiveSocket::Shared),
+            adapter_buffer: v.adapter_receive_buffer_bytes,
             keep_up_tolerance: secs_to_ps(v.keep_up_tolerance_ms / 1e3),
         };
         node_cpu[i] = sim.hosts.cpus.len() as u32;

@@ -37,6 +37,12 @@ pub struct HostParams {
     /// Socket receive buffer of a datagram socket (bytes received and not yet read), bytes;
     /// u64::MAX: unlimited.
     pub receive_buffer: u64,
+    /// One datagram socket (one receive buffer) for every datagram endpoint of the host
+    /// (`receive_socket = "shared"`), else one per endpoint.
+    pub shared_socket: bool,
+    /// The adapter's receive buffers: CPCS-SDU bytes of reassembled frames waiting for (or in)
+    /// receive processing; u64::MAX: unlimited.
+    pub adapter_buffer: u64,
     /// A video sender is flagged when its mean send time per frame exceeds the frame interval
     /// by more than this (ps).
     pub keep_up_tolerance: SimDuration,
@@ -54,6 +60,8 @@ impl HostParams {
             per_byte_recv_ps: 0.0,
             send_buffer: u64::MAX,
             receive_buffer: u64::MAX,
+            shared_socket: false,
+            adapter_buffer: u64::MAX,
             keep_up_tolerance: 0,
         }
     }
@@ -66,6 +74,9 @@ impl HostParams {
         self.per_packet_recv + (payload as f64 * self.per_byte_recv_ps).round() as SimDuration
     }
 }
+
+/// The key of a host's one shared datagram socket in [`HostCpu`]'s buffers.
+const SHARED: u32 = u32::MAX;
 
 /// Work for the CPU; what happens when it is done is the engine's (`sim/host.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +106,8 @@ pub struct HostStats {
     /// Datagrams dropped by the host because the socket receive buffer was full.
     pub receive_buffer_drops: u64,
     pub receive_buffer_dropped_bytes: u64,
+    /// Frames dropped by the adapter because its receive buffers were full.
+    pub adapter_drops: u64,
 }
 
 /// The job in service.
@@ -119,9 +132,13 @@ pub struct HostCpu {
     /// Incremented at each start: a completion event carries it, a stale one (its job was
     /// preempted) is ignored.
     gen: u32,
-    /// Bytes held in each endpoint's receive buffer (datagram sockets), by endpoint.
+    /// Bytes held in each datagram socket's receive buffer, by socket (the endpoint, or
+    /// [`SHARED`] for the host's one shared socket).
     held: std::collections::BTreeMap<u32, u64>,
-    /// Datagrams dropped at a full receive buffer (after warm-up), by endpoint.
+    /// CPCS-SDU bytes of frames held by the adapter (waiting for or in receive processing).
+    adapter_held: u64,
+    /// Datagrams dropped at a full receive buffer and frames dropped at full adapter buffers
+    /// (after warm-up), by endpoint.
     pub drops_by_endpoint: std::collections::BTreeMap<u32, u64>,
     pub stats: HostStats,
 }
@@ -136,6 +153,7 @@ impl HostCpu {
             current: None,
             gen: 0,
             held: Default::default(),
+            adapter_held: 0,
             drops_by_endpoint: Default::default(),
             stats: HostStats::default(),
         }
@@ -224,10 +242,40 @@ impl HostCpu {
         self.queues[0].len() + self.queues[1].len()
     }
 
-    /// A datagram of `bytes` for endpoint `ep` wants into its receive buffer: false (and
-    /// counted) when it does not fit.
+    /// The socket endpoint `ep`'s datagrams go into.
+    fn socket(&self, ep: u32) -> u32 {
+        if self.p.shared_socket {
+            SHARED
+        } else {
+            ep
+        }
+    }
+
+    /// A reassembled frame of `sdu` CPCS-SDU bytes for endpoint `ep` wants into the adapter's
+    /// receive buffers: false (and counted when `counted`) when it does not fit.
+    pub fn adapter_take(&mut self, ep: u32, sdu: u64, counted: bool) -> bool {
+        if self.adapter_held.saturating_add(sdu) > self.p.adapter_buffer {
+            if counted {
+                *self.drops_by_endpoint.entry(ep).or_insert(0) += 1;
+                self.stats.adapter_drops += 1;
+            }
+            return false;
+        }
+        self.adapter_held += sdu;
+        true
+    }
+
+    /// The host's receive processing of a frame of `sdu` bytes is done: its adapter buffer is
+    /// free.
+    pub fn adapter_free(&mut self, sdu: u64) {
+        self.adapter_held -= sdu.min(self.adapter_held);
+    }
+
+    /// A datagram of `bytes` for endpoint `ep` wants into its socket's receive buffer: false
+    /// (and counted) when it does not fit.
     pub fn hold(&mut self, ep: u32, bytes: u64, counted: bool) -> bool {
-        let h = self.held.entry(ep).or_insert(0);
+        let sock = self.socket(ep);
+        let h = self.held.entry(sock).or_insert(0);
         if h.saturating_add(bytes) > self.p.receive_buffer {
             if counted {
                 *self.drops_by_endpoint.entry(ep).or_insert(0) += 1;
@@ -242,14 +290,15 @@ impl HostCpu {
 
     /// The application read a datagram of `bytes`: its room is free.
     pub fn release(&mut self, ep: u32, bytes: u64) {
-        if let Some(h) = self.held.get_mut(&ep) {
+        let sock = self.socket(ep);
+        if let Some(h) = self.held.get_mut(&sock) {
             *h -= bytes.min(*h);
         }
     }
 
-    /// Bytes held in `ep`'s receive buffer.
+    /// Bytes held in the receive buffer of `ep`'s socket (shared: every endpoint's).
     pub fn held(&self, ep: u32) -> u64 {
-        self.held.get(&ep).copied().unwrap_or(0)
+        self.held.get(&self.socket(ep)).copied().unwrap_or(0)
     }
 }
 
@@ -349,6 +398,41 @@ mod tests {
         c.release(4, 300);
         assert!(c.hold(4, 400, true));
         assert_eq!(c.held(4), 1000);
+    }
+
+    /// One shared socket: the datagrams of every endpoint fill one buffer (seed 004's one
+    /// receiving process); per connection, each endpoint has the whole buffer to itself.
+    #[test]
+    fn a_shared_socket_is_one_buffer_for_every_endpoint() {
+        let mut p = HostParams::ideal();
+        p.receive_buffer = 1000;
+        let mut per = HostCpu::new(0, p.clone(), 0);
+        assert_eq!((1..=4).filter(|&ep| per.hold(ep, 600, true)).count(), 4);
+        p.shared_socket = true;
+        let mut one = HostCpu::new(0, p, 0);
+        assert_eq!((1..=4).filter(|&ep| one.hold(ep, 600, true)).count(), 1);
+        assert_eq!(one.held(3), 600, "every endpoint sees the one buffer");
+        assert_eq!(one.stats.receive_buffer_drops, 3);
+        assert_eq!(one.drops_by_endpoint.keys().copied().collect::<Vec<_>>(), [2, 3, 4]);
+        one.release(1, 600);
+        assert!(one.hold(4, 1000, true));
+    }
+
+    /// The adapter holds frames up to its buffer, counts the rest by endpoint, and frees a
+    /// frame's room when its receive processing is done.
+    #[test]
+    fn adapter_buffers_hold_what_fits() {
+        let mut p = HostParams::ideal();
+        p.adapter_buffer = 2000;
+        let mut c = HostCpu::new(0, p, 0);
+        assert!(c.adapter_take(1, 1500, true));
+        assert!(!c.adapter_take(2, 600, true));
+        assert!(!c.adapter_take(2, 600, false), "not counted before warm-up's end");
+        assert!(c.adapter_take(2, 500, true));
+        assert_eq!(c.stats.adapter_drops, 1);
+        assert_eq!(c.drops_by_endpoint.get(&2), Some(&1));
+        c.adapter_free(1500);
+        assert!(c.adapter_take(3, 1500, true));
     }
 
     #[test]

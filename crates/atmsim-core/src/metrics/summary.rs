@@ -231,8 +231,9 @@ pub struct HostSummary {
     pub packets_sent: u64,
     pub packets_received: u64,
     pub system_calls: u64,
-    /// Datagrams the host itself dropped, by reason: `host_receive_buffer` (a datagram
-    /// arrived at a full socket receive buffer); and by connection.
+    /// Frames the host itself dropped, by reason: `host_receive_buffer` (a datagram arrived
+    /// at a full socket receive buffer), `adapter_receive_buffer` (a reassembled frame found
+    /// the adapter's receive buffers full); and by connection (both reasons).
     pub drops: BTreeMap<&'static str, u64>,
     pub drops_by_connection: BTreeMap<String, u64>,
     /// Video senders on this host (seed 004's keep-up rule), by connection.

@@ -72,6 +72,31 @@ pub struct HostSpec {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1e6))]
     pub keep_up_tolerance_ms: Option<f64>,
+    /// Datagram (UDP) sockets of the connections that end at this host: "per_connection" (one
+    /// socket, with its own `receive_buffer_bytes`, per connection; the default) or "shared"
+    /// (one socket for every datagram connection into the host, read by one process that
+    /// demultiplexes by sender and port, as seed 004's receiver: docs/hosts.md).
+    #[serde(default)]
+    pub receive_socket: Option<ReceiveSocket>,
+    /// The adapter's receive buffers, bytes (>= 1): reassembled frames (CPCS-SDU bytes) waiting
+    /// on the adapter for the host's receive processing; a frame that does not fit is dropped
+    /// by the adapter (drop reason `adapter_receive_buffer`). Absent: the preset's, or
+    /// unlimited.
+    #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
+    pub adapter_receive_buffer_bytes: Option<i64>,
+}
+
+/// Which datagram socket a connection ending at a host delivers into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub enum ReceiveSocket {
+    /// One socket per connection, each with its own receive buffer.
+    #[default]
+    #[serde(rename = "per_connection")]
+    PerConnection,
+    /// One socket (one receive buffer) for every datagram connection into the host.
+    #[serde(rename = "shared")]
+    Shared,
 }
 
 /// One preset's values (docs/hosts.md: our readings), or a host's resolved values (buffers:
@@ -86,6 +111,7 @@ pub struct HostValues {
     pub send_buffer_bytes: u64,
     pub receive_buffer_bytes: u64,
     pub keep_up_tolerance_ms: f64,
+    pub adapter_receive_buffer_bytes: u64,
 }
 type Preset = HostValues;
 
@@ -99,6 +125,7 @@ const SPARC10: Preset = Preset {
     send_buffer_bytes: 65_535,
     receive_buffer_bytes: 65_535,
     keep_up_tolerance_ms: 0.01,
+    adapter_receive_buffer_bytes: u64::MAX,
 };
 
 /// RS/6000, 66 MHz POWER2, AIX 3.2.5 (seed 004): our readings, docs/hosts.md.
@@ -111,6 +138,9 @@ const RS6000: Preset = Preset {
     send_buffer_bytes: 16_384,
     receive_buffer_bytes: 41_600,
     keep_up_tolerance_ms: 0.01,
+    // the Turboways 100's on-board buffer sizes were not found in any source we could read
+    // (docs/hosts.md): unlimited
+    adapter_receive_buffer_bytes: u64::MAX,
 };
 
 impl HostPreset {
@@ -146,6 +176,9 @@ impl HostSpec {
             send_buffer_bytes: b(self.send_buffer_bytes, |p| p.send_buffer_bytes),
             receive_buffer_bytes: b(self.receive_buffer_bytes, |p| p.receive_buffer_bytes),
             keep_up_tolerance_ms: self.keep_up_tolerance_ms.unwrap_or(0.01),
+            adapter_receive_buffer_bytes: b(self.adapter_receive_buffer_bytes, |p| {
+                p.adapter_receive_buffer_bytes
+            }),
         }
     }
 }

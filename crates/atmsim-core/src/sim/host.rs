@@ -51,12 +51,16 @@ impl Simulation {
         self.cpu_push(c, 0, cost, Job::Tx { ep: e, sdu, seg });
     }
 
-    /// An intact frame for endpoint `e` on a host with a model: its receive processing first.
+    /// An intact frame for endpoint `e` on a host with a model: it waits in the adapter's
+    /// receive buffers (dropped there when they are full) for its receive processing.
     pub(crate) fn host_rx(&mut self, c: u32, e: u32, sdu: u32, seg: SegHdr) {
         let hdr = self.header_bytes(e);
-        let cost = self.hosts.cpus[c as usize]
-            .p
-            .recv_cost(sdu.saturating_sub(hdr) as u64);
+        let warm = self.now >= self.warmup;
+        let cpu = &mut self.hosts.cpus[c as usize];
+        if !cpu.adapter_take(e, sdu as u64, warm) {
+            return;
+        }
+        let cost = cpu.p.recv_cost(sdu.saturating_sub(hdr) as u64);
         self.cpu_push(c, 0, cost, Job::Rx { ep: e, sdu, seg });
     }
 
@@ -128,8 +132,10 @@ impl Simulation {
                 }
             }
             Job::Rx { ep, sdu, seg } => {
+                let cpu = &mut self.hosts.cpus[c as usize];
+                cpu.adapter_free(sdu as u64);
                 if warm {
-                    self.hosts.cpus[c as usize].stats.packets_received += 1;
+                    cpu.stats.packets_received += 1;
                 }
                 let datagram = self.endpoints[ep as usize]
                     .app
@@ -211,7 +217,11 @@ impl Simulation {
                     packets_sent: cpu.stats.packets_sent,
                     packets_received: cpu.stats.packets_received,
                     system_calls: cpu.stats.syscalls,
-                    drops: [("host_receive_buffer", cpu.stats.receive_buffer_drops)].into(),
+                    drops: [
+                        ("host_receive_buffer", cpu.stats.receive_buffer_drops),
+                        ("adapter_receive_buffer", cpu.stats.adapter_drops),
+                    ]
+                    .into(),
                     drops_by_connection: cpu
                         .drops_by_endpoint
                         .iter()
