@@ -34,10 +34,16 @@ READINGS = """# Readings (docs/video.md, docs/fabrics.md): one VC per stream, UB
 # 10 m (0.05 us); frames as UDP datagrams over AAL5 with LLC/SNAP (MTU 9,180); each stream
 # starts at a random frame of the trace and a random phase (connections.NAME.video stream of the
 # run's seed); the trace is the project's synthetic {codec} model of the seed's clip (atmsim.synth,
-# 3 min 40 s, looping). Hosts are ideal here (no `nodes[].host`): no send or receive costs, no
-# socket buffers, so no run is flagged "sender could not keep up"; `host = {{ preset = "seed004" }}`
-# on the host nodes switches the host model on (docs/hosts.md; its effect: docs/video.md).{extra}
+# 3 min 40 s, looping). The receiving host has the host model (issue 26 item 3; docs/hosts.md):
+# seed 004's RS/6000 preset (its costs are our readings) and one datagram socket read by one
+# process for every stream ("the receiving host receives the packets and demultiplexes them
+# according to sender host id and port number", section 4.1). The sending hosts are ideal (the
+# seed did not use runs whose senders could not keep up); `host = {{ preset = "seed004" }}` on
+# them switches their model on (its effect: docs/video.md).{extra}
 """
+
+#: the receiving host's model (docs/hosts.md, "Seed 004's receiving host")
+RECEIVER_HOST = 'host = { preset = "seed004", receive_socket = "shared" }'
 
 
 #: Experiment 4's TCP (docs/video.md, "Video over TCP"): the seed names no TCP parameter (no
@@ -84,7 +90,7 @@ def scenario(name: str, desc: str, switch: str, senders: int, receivers: int, pe
         "[run]", f"duration_s = {duration}", "warmup_s = 1.0", "seed = 1", "",
         "[traces.starwars]", f'codec = "{codec}"', "", sw]
     for h in hosts:
-        lines += ["[[nodes]]", f'name = "{h}"', 'kind = "host"', ""]
+        lines += ["[[nodes]]", f'name = "{h}"', 'kind = "host"', *([RECEIVER_HOST] if h.startswith("r") else []), ""]
     for h in hosts:
         lines += ["[[links]]", f'a = "{h}"', 'b = "S"', "rate_mbps = 100", "delay_us = 0.05", ""]
     for i in range(senders):
