@@ -212,6 +212,9 @@ APPS: dict[str, tuple[str, dict[str, Any]]] = {
     "video-udp": ("ubr", {"kind": "video", "video": {"trace": "t", "frame_rate": 200, "mtu_bytes": 4000}}),
     "video-tcp": ("ubr", {"kind": "video", "video": {"trace": "t", "frame_rate": 200, "transport": "tcp"},
                           "tcp": {"window_bytes": 16384}}),
+    "xtpx-abr": ("abr", {"kind": "xtpx", "xtpx": {"rate_control": True, "burst_bytes": 20000,
+                                                 "interval_ms": 2.0, "window_bytes": 60000}}),
+    "workload-abr": ("abr", {"kind": "workload", "workload": {"script": "1 bulk_put 20000*50;"}}),
     "workload-tcp": ("ubr", {"kind": "workload", "workload": {
         "script": "1 parallel: 1 bulk_put 20000*50 | 1 rr 300,3000*40;"}}),
     "workload-xtpx": ("ubr", {"kind": "workload", "workload": {

@@ -420,15 +420,20 @@ METHOD = f"""
   streams claim: one count per configuration) has no row.
 - **Traces**: the synthetic MPEG-1 / JPEG / MPEG-2 model of the seed's clip (`atmsim.synth`,
   docs/video.md), each stream from its own random offset.
-- **Hosts**: ideal (the pass-through socket). The seed's RS/6000 hosts (TURBOWAYS adapters,
-  send and receive costs, socket buffers) are not in these runs, and no run is discarded as
-  overloaded (the seed leaves out runs where "the sending host was overloaded").
+- **Hosts**: the receiving host has the host model (docs/hosts.md, "Seed 004's receiving
+  host"): the `seed004` preset's receive, read and per-byte costs (our readings: no published
+  measurement of the RS/6000's UDP path was found) and one datagram socket of 41,600 B (AIX's
+  default `udp_recvspace`) for every stream, read by one process: "the receiving host receives
+  the packets and demultiplexes them according to sender host id and port number". The sending
+  hosts are ideal, so no run is discarded as overloaded (the seed leaves out runs where "the
+  sending host was overloaded").
 
 **Where ours differ from the published values**: with the seed's mean frame size (5,184 B x 24/s
 = 1.0 Mb/s per MPEG-1 stream), 32 streams offer 32 Mb/s to a 100 Mb/s output and 128 streams 32
-Mb/s to each of 4 outputs: our network loses no MPEG-1 frame in any run, where the seed reports
-0.98-72.25% average loss. What loses frames in the testbed is not in our model; we have not
-established it (cause unknown). MPEG-2 streams (5.0 Mb/s each) do lose frames once the offered
+Mb/s to each of 4 outputs: our network loses no MPEG-1 frame in any run, and neither does our
+receiving host (its CPU is busy 6-13% of the time, so its one socket never fills), where the seed
+reports 0.98-72.25% average loss. What loses frames in the testbed is not in our model; we have
+not established it (cause unknown; docs/video.md lists what we tried, with numbers). MPEG-2 streams (5.0 Mb/s each) do lose frames once the offered
 load passes the output's 100 Mb/s. Over TCP the network is just as idle: our delayed frames come
 from the hosts' TCP alone (a frame longer than one MSS ends in a short segment that Nagle holds
 until the delayed ACK of the segment before it), the same on both switches and at every stream
