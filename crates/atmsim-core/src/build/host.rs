@@ -71,7 +71,9 @@ impl Builder<'_> {
         flows: &mut Vec<Flow>,
         endpoints: &mut Vec<Endpoint>,
     ) -> (usize, usize) {
-        let (a, b, _) = self.host_ends(c).expect("a raw transport has hosts at both ends");
+        let (a, b, _) = self
+            .host_ends(c)
+            .expect("a raw transport has hosts at both ends");
         let rframe = c.reverse_source.as_ref().and_then(|s| s.frame_bytes);
         let rframe = rframe.map(|f| f as u32);
         self.two_ends(c, fwd, (a, b), rx_key, rframe, flows, endpoints)

@@ -413,7 +413,10 @@ mod tests {
         assert_eq!((1..=4).filter(|&ep| one.hold(ep, 600, true)).count(), 1);
         assert_eq!(one.held(3), 600, "every endpoint sees the one buffer");
         assert_eq!(one.stats.receive_buffer_drops, 3);
-        assert_eq!(one.drops_by_endpoint.keys().copied().collect::<Vec<_>>(), [2, 3, 4]);
+        assert_eq!(
+            one.drops_by_endpoint.keys().copied().collect::<Vec<_>>(),
+            [2, 3, 4]
+        );
         one.release(1, 600);
         assert!(one.hold(4, 1000, true));
     }
@@ -427,7 +430,10 @@ mod tests {
         let mut c = HostCpu::new(0, p, 0);
         assert!(c.adapter_take(1, 1500, true));
         assert!(!c.adapter_take(2, 600, true));
-        assert!(!c.adapter_take(2, 600, false), "not counted before warm-up's end");
+        assert!(
+            !c.adapter_take(2, 600, false),
+            "not counted before warm-up's end"
+        );
         assert!(c.adapter_take(2, 500, true));
         assert_eq!(c.stats.adapter_drops, 1);
         assert_eq!(c.drops_by_endpoint.get(&2), Some(&1));

@@ -96,7 +96,10 @@ fn validate_host(p: &str, n: &NodeSpec) -> Res<()> {
     for (k, v) in [
         ("send_buffer_bytes", h.send_buffer_bytes),
         ("receive_buffer_bytes", h.receive_buffer_bytes),
-        ("adapter_receive_buffer_bytes", h.adapter_receive_buffer_bytes),
+        (
+            "adapter_receive_buffer_bytes",
+            h.adapter_receive_buffer_bytes,
+        ),
     ] {
         if let Some(v) = v {
             positive_int(&format!("{p}.host.{k}"), v)?;

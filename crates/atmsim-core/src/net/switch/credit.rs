@@ -35,6 +35,11 @@
 //! - **Priorities.** Categories listed in `high_priority` (default CBR and rt-VBR) use the
 //!   high-priority queues; the output port serves its categories by its own scheduler.
 //!
+//! The bus finds its cell without scanning every input (issue 27 item 4): bitsets of the inputs
+//! holding cells of each priority, of each VOQ input's non-empty outputs, and of the outputs with
+//! a credit, walked round robin from where the last slot stopped ([`next_one`]); the order is the
+//! scan's exactly (`pick_matches_the_scan` checks it against [`CreditFabric::pick_scan`]).
+//!
 //! The engine drives it through the [`Fabric`] hooks: an arriving cell joins its input buffer
 //! ([`Fabric::on_arrival`]); timed work is the fabric's own `Event::Fabric(node, arg)`
 //! ([`Fabric::on_event`]): `arg = BUS` is the bus's next slot, which forwards the cell it
@@ -98,6 +103,50 @@ struct Input {
     len: u32,
     /// VOQ: the output to look at first next time.
     rr_out: u32,
+    /// VOQ: bitsets (by priority, high first) of the outputs whose queue here holds a cell.
+    outs: [Vec<u64>; 2],
+}
+
+/// Words of a bitset of `n` members.
+fn words(n: usize) -> Vec<u64> {
+    vec![0; n.div_ceil(64).max(1)]
+}
+
+#[inline]
+fn set(bits: &mut [u64], i: u32, on: bool) {
+    let (w, b) = ((i / 64) as usize, i % 64);
+    if on {
+        bits[w] |= 1 << b;
+    } else {
+        bits[w] &= !(1 << b);
+    }
+}
+
+/// The first member `i` of the bitset `bits` at or after `start`, round robin (wrapping to the
+/// members below `start`), for which `ok(i)` holds. Visits only members, in the order a scan of
+/// `start, start + 1, ...` (mod the size) would meet them.
+#[inline]
+pub fn next_one(bits: &[u64], start: u32, mut ok: impl FnMut(u32) -> bool) -> Option<u32> {
+    let nw = bits.len();
+    let (sw, sb) = ((start / 64) as usize, start % 64);
+    let mut w = sw;
+    let mut word = bits[sw] & (!0u64 << sb);
+    for step in 0..=nw {
+        while word != 0 {
+            let i = (w * 64) as u32 + word.trailing_zeros();
+            if ok(i) {
+                return Some(i);
+            }
+            word &= word - 1;
+        }
+        w = (w + 1) % nw;
+        word = if step + 1 == nw {
+            bits[w] & ((1u64 << sb) - 1) // back at the start word: its members below `start`
+        } else {
+            bits[w]
+        };
+    }
+    None
 }
 
 /// The credit-based input/output-buffered fabric of one switch.
@@ -120,6 +169,10 @@ pub struct CreditFabric {
     rr: u32,
     /// Cells in all input buffers.
     waiting: u32,
+    /// Bitsets (by priority, high first) of the inputs holding a cell of that priority.
+    busy: [Vec<u64>; 2],
+    /// Bitset of the outputs with a credit.
+    credited: Vec<u64>,
     pub stats: CreditStats,
 }
 
@@ -153,9 +206,17 @@ impl CreditFabric {
                 queues: (0..nq).map(|_| VecDeque::new()).collect(),
                 len: 0,
                 rr_out: 0,
+                outs: [words(nout), words(nout)],
             })
             .collect();
+        let mut credited = words(nout);
+        for o in 0..nout {
+            set(&mut credited, o as u32, p.credits > 0);
+        }
+        let n_in = in_port.len();
         CreditFabric {
+            busy: [words(n_in), words(n_in)],
+            credited,
             credits: vec![p.credits; nout],
             bus: Pacer::new(p.bus_bps),
             p,
@@ -187,11 +248,17 @@ impl CreditFabric {
     pub fn admit(&mut self, input: u32, out_port: u32, cell: Cell, cls: usize) -> bool {
         let out = self.output_of[out_port as usize];
         debug_assert!(out != NONE, "output port of another node");
-        let q = self.queue_index(self.p.high[cls], out);
+        let high = self.p.high[cls];
+        let q = self.queue_index(high, out);
         let inp = &mut self.inputs[input as usize];
         if inp.len >= self.p.input_buffer_cells {
             self.stats.input_drops += 1;
             return false;
+        }
+        let prio = (!high) as usize;
+        set(&mut self.busy[prio], input, true);
+        if self.p.voq {
+            set(&mut inp.outs[prio], out, true);
         }
         inp.queues[q].push_back(Waiting {
             cell,
@@ -219,6 +286,7 @@ impl CreditFabric {
     #[inline]
     pub fn credit(&mut self, out: u32) {
         self.credits[out as usize] += 1;
+        set(&mut self.credited, out, true);
         debug_assert!(self.credits[out as usize] <= self.p.credits);
     }
 
@@ -243,8 +311,62 @@ impl CreditFabric {
         }
     }
 
-    /// The cell the bus takes now, with its credit, or none (see the module's service order).
+    /// The cell the bus takes now, with its credit, or none (see the module's service order):
+    /// round robin over the inputs holding cells, high priority first, by the bitsets.
     pub fn pick(&mut self) -> Option<Waiting> {
+        let n = self.inputs.len() as u32;
+        let nout = self.out_port.len() as u32;
+        for prio in 0..2 {
+            let high = prio == 0;
+            let (inputs, credited, credits) = (&self.inputs, &self.credited, &self.credits);
+            let mut out = 0;
+            let found = next_one(&self.busy[prio], self.rr, |i| {
+                let inp = &inputs[i as usize];
+                let o = if self.p.voq {
+                    next_one(&inp.outs[prio], inp.rr_out, |o| {
+                        credited[(o / 64) as usize] >> (o % 64) & 1 != 0
+                    })
+                } else {
+                    inp.queues[prio]
+                        .front()
+                        .map(|w| w.out)
+                        .filter(|&o| credits[o as usize] > 0)
+                };
+                out = o.unwrap_or(0);
+                o.is_some()
+            });
+            if let Some(i) = found {
+                let o = out;
+                let q = self.queue_index(high, o);
+                let inp = &mut self.inputs[i as usize];
+                let w = inp.queues[q].pop_front().expect("a member holds a cell");
+                inp.len -= 1;
+                if self.p.voq {
+                    inp.rr_out = (o + 1) % nout;
+                    if inp.queues[q].is_empty() {
+                        set(&mut inp.outs[prio], o, false);
+                    }
+                    if inp.outs[prio].iter().all(|&x| x == 0) {
+                        set(&mut self.busy[prio], i, false);
+                    }
+                } else if inp.queues[q].is_empty() {
+                    set(&mut self.busy[prio], i, false);
+                }
+                self.waiting -= 1;
+                self.credits[o as usize] -= 1;
+                if self.credits[o as usize] == 0 {
+                    set(&mut self.credited, o, false);
+                }
+                self.rr = (i + 1) % n;
+                return Some(w);
+            }
+        }
+        None
+    }
+
+    /// [`CreditFabric::pick`] by scanning every input (the reference it is tested against).
+    #[cfg(test)]
+    pub fn pick_scan(&mut self) -> Option<Waiting> {
         let n = self.inputs.len() as u32;
         let nout = self.out_port.len() as u32;
         for high in [true, false] {

@@ -155,3 +155,70 @@ fn round_robin_between_inputs() {
     let order: Vec<u32> = (0..9).map(|_| f.pick().unwrap().cell.flow).collect();
     assert_eq!(order, vec![0, 1, 2, 0, 1, 2, 0, 1, 2]);
 }
+
+/// The bitset pick takes the same cell as the scan of every input, in any state: random
+/// arrivals (both priorities, any output), credits taken and given back, FIFO and VOQ, sizes
+/// across a word boundary of the bitsets (70 inputs and outputs).
+#[test]
+fn pick_matches_the_scan() {
+    for (n, voq, seed) in [
+        (3, false, 1),
+        (5, true, 2),
+        (8, false, 3),
+        (8, true, 4),
+        (70, false, 5),
+        (70, true, 6),
+    ] {
+        let mut f = fabric(n, params(6, 2, voq));
+        let mut rng = stream(seed, "pick");
+        let mut taken = vec![0u32; n as usize];
+        for step in 0..20_000 {
+            match rng.random_range(0..10) {
+                0..=4 => {
+                    let (i, o) = (rng.random_range(0..n), rng.random_range(0..n));
+                    let cls = if rng.random_range(0..3) == 0 { 0 } else { 4 };
+                    f.admit(i, n + o, cell(step), cls);
+                }
+                5..=6 => {
+                    let o = rng.random_range(0..n);
+                    if taken[o as usize] > 0 {
+                        taken[o as usize] -= 1;
+                        f.credit(o);
+                    }
+                }
+                _ => {
+                    let want = f.clone().pick_scan().map(|w| (w.cell.flow, w.out));
+                    let got = f.pick().map(|w| (w.cell.flow, w.out));
+                    assert_eq!(got, want, "n {n} voq {voq} step {step}");
+                    if let Some((_, o)) = got {
+                        taken[o as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(taken.iter().sum::<u32>() > 0);
+    }
+}
+
+/// `next_one` visits the members from `start` round robin, across words.
+#[test]
+fn next_one_is_round_robin() {
+    let mut b = words(130);
+    for i in [0, 5, 63, 64, 100, 129] {
+        set(&mut b, i, true);
+    }
+    let order = |start: u32| {
+        let mut seen = vec![];
+        next_one(&b, start, |i| {
+            seen.push(i);
+            false
+        });
+        seen
+    };
+    assert_eq!(order(0), [0, 5, 63, 64, 100, 129]);
+    assert_eq!(order(64), [64, 100, 129, 0, 5, 63]);
+    assert_eq!(order(101), [129, 0, 5, 63, 64, 100]);
+    assert_eq!(order(6), [63, 64, 100, 129, 0, 5]);
+    assert_eq!(next_one(&b, 65, |i| i % 2 == 1), Some(129));
+    assert_eq!(next_one(&words(10), 3, |_| true), None);
+}
