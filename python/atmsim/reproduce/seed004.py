@@ -420,8 +420,8 @@ METHOD = f"""
   streams claim: one count per configuration) has no row.
 - **Traces**: the synthetic MPEG-1 / JPEG / MPEG-2 model of the seed's clip (`atmsim.synth`,
   docs/video.md), each stream from its own random offset.
-- **Hosts**: the receiving host has the host model (docs/hosts.md, "Seed 004's receiving
-  host"): the `seed004` preset's receive, read and per-byte costs (our readings: no published
+- **Hosts**: the receiving host has the host model (docs/hosts.md, the section on seed 004's
+  receiving host): the `seed004` preset's receive, read and per-byte costs (our readings: no published
   measurement of the RS/6000's UDP path was found) and one datagram socket of 41,600 B (AIX's
   default `udp_recvspace`) for every stream, read by one process: "the receiving host receives
   the packets and demultiplexes them according to sender host id and port number". The sending
