@@ -301,6 +301,7 @@ impl Simulation {
             monitors: Vec::new(),
             events: 0,
             cell_hops: 0,
+            fabric_now: false,
             cause_at: 0,
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
@@ -372,6 +373,7 @@ impl Simulation {
             }
         }
         let on = sc.run.departures == crate::scenario::Departures::Computed;
+        sim.fabric_now = on;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
             let carries = c.is_some();
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {

@@ -66,8 +66,10 @@ pub struct RunSpec {
     /// start time at once, with no transmission-end event; a cell starting at T still counts as
     /// waiting for every other event at T. At a switch port with several categories or an ABR
     /// scheme (strict priority, none of the others) departures are deferred, also without an
-    /// event: played when something next looks at the port. "events": a transmission-end event
-    /// per waiting cell at every port, the engine's way before issue 13, where such ties follow
+    /// event: played when something next looks at the port; and a credit fabric's bus carries a
+    /// cell that arrives when it is idle and nothing else is due at once, without a bus event
+    /// (exact, issue 27). "events": a transmission-end event per waiting cell at every port and a
+    /// bus event per crossing, the engine's way before issues 13 and 27, where such ties follow
     /// the order the events were scheduled in. The two give the same results except in those
     /// ties (docs/architecture.md).
     #[serde(default)]

@@ -380,7 +380,7 @@ impl Simulation {
             Arrival::Pass => self.enqueue(out, cell, cls),
             Arrival::Held(wake) => {
                 if let Some(w) = wake {
-                    self.queue.push(w.at, Event::Fabric(node, w.arg));
+                    self.fabric_wake_now_or_later(node, from, w.at, w.arg);
                 }
             }
             Arrival::Lost(r) => {
@@ -388,6 +388,27 @@ impl Simulation {
                 cell.hop -= 1; // lost at the switch's input, before its output port
                 self.drop_cell(from, cell, r);
             }
+        }
+    }
+
+    /// A wake node `node`'s fabric asked for on a cell's arrival by port `from`'s link: run at
+    /// once when it is due now and nothing else is (issue 27 item 4: a cell crosses an idle bus
+    /// without an event of its own), else scheduled. Exact: the arrival is the last thing its
+    /// handler does (`arrive`), so the wake's event would be the next one run, at the same time,
+    /// when no other event is pending at `now`; not where the node has ports that defer their
+    /// departures (`Link::ties`: their order at `now` goes by when each event was scheduled,
+    /// `sim/defer.rs`). Only the count of events differs.
+    #[inline]
+    fn fabric_wake_now_or_later(&mut self, node: u32, from: u32, at: SimTime, arg: u32) {
+        let now = self.now;
+        if at == now
+            && self.fabric_now
+            && !self.ports[from as usize].link.ties
+            && self.queue.peek_time().is_none_or(|t| t > now)
+        {
+            self.fabric_event(node, arg);
+        } else {
+            self.queue.push(at, Event::Fabric(node, arg));
         }
     }
 

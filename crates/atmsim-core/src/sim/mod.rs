@@ -76,6 +76,10 @@ pub struct Simulation {
     pub(crate) monitors: Vec<Monitor>,
     pub(crate) events: u64,
     pub(crate) cell_hops: u64,
+    /// A fabric's wake due at a cell's arrival runs at once when nothing else is due then
+    /// (`Simulation::fabric_wake_now_or_later`); off with `run.departures = "events"`, the
+    /// event-per-step reference.
+    pub(crate) fabric_now: bool,
     /// When the `Arrive` event being handled was scheduled (set by `tie_begin` on a link whose
     /// far node defers departures; 0 for the other events that look at such ports): how a
     /// deferred departure at the same time is ordered with it (`sim/defer.rs`).
