@@ -34,7 +34,7 @@ def test_registry_and_reference_data() -> None:
         assert kinds, f"reference {r['id']} has no value and nothing to measure"
         if "published" in r or "maxmin" in r or "formula" in r:
             assert r.get("quote"), f"reference {r['id']} has a value but no quote"
-    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: seed000, seed001, seed002, seed003, seed004"):
+    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: paper000, paper001, paper002, paper003, paper004"):
         rep.get_experiment("nope")
 
 
@@ -220,7 +220,7 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
     assert e.value.path == "connections[0].abr.nrm"
     assert not out.exists() and not list(tmp_path.iterdir())
     assert main(["reproduce", "nope", "--out", str(out)]) == 2
-    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: seed000, seed001, seed002, seed003, seed004"
+    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: paper000, paper001, paper002, paper003, paper004"
     assert main(["reproduce", "seed003", "--jobs", "0", "--out", str(out)]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert not out.exists()

@@ -112,7 +112,7 @@ def format_mapping(m: dict[str, Any]) -> str:
             _fmt(d["mbs_cells"]),
         ])
     return "\n".join([
-        "traffic mapping (seed 001 section 6.1, Table 7)",
+        "traffic mapping (paper 001 section 6.1, Table 7)",
         f"application: max {i['max_mbps']:g} Mb/s, mean {i['mean_mbps']:g} Mb/s, burst {i['burst_bytes']} B; "
         f"TSDU {i['tsdu_bytes']} B + header {i['header_bytes']} B = {m['cells_per_tsdu']} cells per AAL5 frame",
         "",
@@ -526,7 +526,7 @@ def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
     \b
     Example:
       atmsim validate scenarios/examples/demo.toml
-      atmsim validate scenarios/examples/demo.toml --set links[3].rate_mbps=100
+      atmsim validate scenarios/examples/demo.toml --set 'links[3].rate_mbps=100'
     """
     from .scenario import load_scenario
 
@@ -590,7 +590,7 @@ def plot_cmd(directory: str, force: bool) -> None:
 
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
-@click.option("--quick", is_flag=True, help="The shorter variant (seed003: Nrm = 8, 32, 256 only).")
+@click.option("--quick", is_flag=True, help="The shorter variant (paper003: Nrm = 8, 32, 256 only).")
 @click.option("--out", type=click.Path(path_type=str), default=None,
               help="Output directory [results/reproduce/<experiment>; for 'all': results/reproduce].")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs in parallel on local processes [one per core].")
@@ -602,7 +602,10 @@ def reproduce_cmd(
     experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool,
     force: bool,
 ) -> None:
-    """Reproduce a seed document's experiment: run it, compare with the published values, plot.
+    """Reproduce an experiment of a source paper: run it, compare with the published values, plot.
+
+    EXPERIMENT is paper000 ... paper004 (the papers in ../shared/seeds/; the older names
+    seed000 ... seed004 are accepted too) or 'all'.
 
     Writes report.md, comparison.csv, plots/ and runs/ into --out, with every run stored there as
     a study (started again, it runs only what it does not have); an earlier complete report there
@@ -615,7 +618,7 @@ def reproduce_cmd(
     \b
     Example:
       atmsim reproduce --list
-      atmsim reproduce seed003 --quick --out results/seed003
+      atmsim reproduce paper003 --quick --out results/paper003
       atmsim reproduce all --quick
     """
     from . import reproduce as rep
@@ -623,10 +626,11 @@ def reproduce_cmd(
     if list_:
         for name in rep.experiment_names():
             title = rep.get_experiment(name).title
-            click.echo(f"{name}: {title.removeprefix(name + ': ')}")
+            public = rep.public_name(name)
+            click.echo(f"{public}: {title.removeprefix(public + ': ')}")
         return
     if not experiment:
-        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
+        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.public_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
     if experiment == "all":
         try:
@@ -638,6 +642,7 @@ def reproduce_cmd(
         click.echo(f"wrote {page}")
         return
     try:
+        out = out or str(rep.default_out(experiment))  # named as typed: results/reproduce/paper003
         report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask, force=force)
     except KeyboardInterrupt:
         raise _Interrupted() from None
@@ -736,7 +741,7 @@ def sweep_cmd(
 
     \b
     Example:
-      atmsim sweep scenarios/examples/demo.toml --grid 'connections.vbr1.source.peak_mbps=[50,80,100]' \
+      atmsim sweep scenarios/examples/demo.toml --grid 'connections.vbr1.source.peak_mbps=[50,80,100]' \\
         -r 5 -m 'ports.A->B.max_queue_cells' --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
@@ -809,7 +814,7 @@ def completion_cmd(shell: str) -> None:
     \b
     Example:
       eval "$(atmsim completion bash)"          # in ~/.bashrc
-      atmsim completion fish > ~/.config/fish/completions/atmsim.fish
+      mkdir -p ~/.config/fish/completions && atmsim completion fish > ~/.config/fish/completions/atmsim.fish
     """
     from click.shell_completion import get_completion_class
 
@@ -828,7 +833,7 @@ def completion_cmd(shell: str) -> None:
                    "= 48, udp = UDP 8 + IP 20 + LLC/SNAP 8 = 36, none = 0, or a number of bytes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the mapping as JSON.")
 def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header: str, as_json: bool) -> None:
-    """Map application traffic to PCR / SCR / MBS (seed 001 section 6.1, Table 7).
+    """Map application traffic to PCR / SCR / MBS (paper 001 section 6.1, Table 7).
 
     Prints the plain form (PCR = max_R / cell size, 48 payload bytes per cell, no overhead) and
     the AAL5 form (each TSDU plus header is one AAL5 frame with its trailer and padding).

@@ -438,7 +438,7 @@ count, where the seed's grow with the count and are smaller on the Cisco; withou
 
 EXPERIMENT = Experiment(
     name="seed004",
-    title="seed004: VBR video over two ATM switch architectures: frame loss and delayed frames (seed 004, Figures 6-9)",
+    title="paper004: VBR video over two ATM switch architectures: frame loss and delayed frames (paper 004, Figures 6-9)",
     seed_file="004_a04ec9171cbd6bc6.txt",
     runs=runs,
     compare=compare,
