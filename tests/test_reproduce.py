@@ -233,8 +233,17 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
 def test_list(capsys) -> None:
     assert main(["reproduce", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["seed000", "seed001", "seed002", "seed003", "seed004"]
+    assert [line.split(":")[0] for line in lines] == ["paper000", "paper001", "paper002", "paper003", "paper004"]
     assert all(not line.split(": ", 1)[1].startswith(line.split(":")[0]) for line in lines), "name printed twice"
+
+
+def test_paper_and_seed_names_are_one_experiment() -> None:
+    """Issue 29: the experiments are spoken of as paper NNN (not 'seed', read as a random seed);
+    the old names still work."""
+    assert rep.get_experiment("paper003") is rep.get_experiment("seed003")
+    assert rep.public_names() == ["paper000", "paper001", "paper002", "paper003", "paper004"]
+    with pytest.raises(ScenarioError, match="available: paper000"):
+        rep.get_experiment("paper009")
 
 
 def test_seed003_ordering_rows_carry_their_verdict() -> None:

@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import logging as _logging
+
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .version import __version__
+
+# a library logs, the application decides where to (atmsim.logs; the CLI: -v / -q)
+_logging.getLogger("atmsim").addHandler(_logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:

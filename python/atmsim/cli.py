@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from .errors import AtmsimError, ScenarioError, SimulationError
+from .logs import setup as setup_logging, verbosity_options
 from .version import __version__
 
 PROG = "atmsim"
@@ -444,7 +445,9 @@ def cli() -> None:
     """atmsim: cell-level ATM network simulator.
 
     Scenario files are TOML (docs/scenarios.md; 'atmsim schema' prints every key). SIGINT or
-    SIGTERM stops a command without writing any output (exit code 130).
+    SIGTERM stops a command without writing any output (exit code 130). -v shows more on stderr,
+    -q only warnings and errors (before or after the command); 'atmsim completion SHELL' prints
+    a completion script for bash, zsh or fish.
     """
 
 
@@ -631,7 +634,9 @@ def reproduce_cmd(
         return
     if not experiment:
         raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.public_names())}, all)")
-    log = None if quiet else (lambda line: click.echo(line, err=True))
+    import logging
+
+    log = logging.getLogger("atmsim.reproduce").info  # -q / --quiet: WARNING and above only
     if experiment == "all":
         try:
             page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log, force=force)
@@ -813,7 +818,8 @@ def completion_cmd(shell: str) -> None:
 
     \b
     Example:
-      eval "$(atmsim completion bash)"          # in ~/.bashrc
+      atmsim completion zsh > ~/.atmsim-complete.zsh    # and 'source ~/.atmsim-complete.zsh' in ~/.zshrc
+      eval "$(atmsim completion bash)"                  # in ~/.bashrc
       mkdir -p ~/.config/fish/completions && atmsim completion fish > ~/.config/fish/completions/atmsim.fish
     """
     from click.shell_completion import get_completion_class
@@ -853,6 +859,8 @@ def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int
         click.echo(format_mapping(m))
 
 
+verbosity_options(cli)  # -v / -q on the group and every command (atmsim.logs)
+
 # ---------------------------------------------------------------------------------- entry point
 
 
@@ -889,6 +897,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: list[str]) -> int:
+    setup_logging()
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
     except ScenarioError as e:

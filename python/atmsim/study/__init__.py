@@ -7,6 +7,7 @@ See docs/study.md.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 STUDY_KIND = "sweep"
+
+log = logging.getLogger("atmsim.study")
 
 
 def param_column(key: str) -> str:
@@ -203,6 +206,8 @@ def sweep(
                 if int(point) in counts:
                     counts[int(point)] = min(max(counts[int(point)], int(n)), spec.max_replications or int(n))
             tasks = plan_tasks(spec, store.dir, counts)
+        log.debug("%s: %d points, %d runs (%d stored already) on %s", store.dir, spec.point_count(), len(tasks),
+                  sum(t.run_id in stored for t in tasks), executor.describe())
         bar = Progress(len(tasks), sum(t.run_id in stored for t in tasks), progress)
         problem: list[ScenarioError] = []
 
