@@ -123,3 +123,100 @@ def test_no_progress_bar_in_a_pipe(tmp_path: Path) -> None:
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "\r" not in r.stderr and "\r" not in r.stdout
+
+
+# ------------------------------------------------------------------------------------ packaging
+
+#: the modules of the extras (study: dask, duckdb, scipy; report: plotly) and of the test tools
+EXTRA_MODULES = ("dask", "distributed", "duckdb", "scipy", "plotly", "pytest", "hypothesis", "selenium", "nolds")
+
+
+def _without_extras(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``atmsim ARGS`` in a process where none of the extras' modules can be imported (each set
+    to None in sys.modules: importing it raises ImportError, as if it were not installed)."""
+    code = (
+        "import sys\n"
+        f"for m in {EXTRA_MODULES!r}: sys.modules[m] = None\n"
+        "from atmsim.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+                          env={**os.environ, "ATMSIM_MAX_DURATION_S": "0.1"})
+
+
+def test_core_runs_and_plots_without_the_extras(tmp_path: Path) -> None:
+    r = _without_extras(["run", str(EXAMPLES / "demo.toml"), "--out", "demo"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = _without_extras(["plot", "demo"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "demo" / "queues.png").is_file()
+    r = _without_extras(["validate", str(EXAMPLES / "demo.toml")], tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("args, extra", [
+    (["sweep", str(EXAMPLES / "demo.toml"), "--grid", "run.seed=[1, 2]"], "study"),
+    (["results", "query", "x", "SELECT 1"], "study"),
+    (["reproduce", "paper003", "--quick"], "study"),
+    (["reproduce", "--list"], "study"),
+    (["report", "demo"], "report"),
+])
+def test_a_missing_extra_is_one_line_naming_it(args: list[str], extra: str, tmp_path: Path) -> None:
+    r = _without_extras(args, tmp_path)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"atmsim: error: atmsim {args[0]} needs the '{extra}' extra ("), lines[0]
+    assert f"pip install 'atmsim[{extra}]'" in lines[0]
+    assert list(tmp_path.iterdir()) == [], "nothing written"
+
+
+def test_the_api_names_the_missing_extra() -> None:
+    code = (
+        "import sys\n"
+        f"for m in {EXTRA_MODULES!r}: sys.modules[m] = None\n"
+        "import atmsim\n"
+        "try:\n    atmsim.sweep\nexcept atmsim.AtmsimError as e:\n    print(type(e).__name__, e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("MissingExtraError atmsim.study needs the 'study' extra (duckdb, scipy not installed)"), r.stdout
+
+
+def test_pyproject_core_and_extras() -> None:
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    core = " ".join(project["dependencies"])
+    for heavy in ("dask", "duckdb", "plotly", "scipy", "pytest", "selenium", "hypothesis"):
+        assert heavy not in core, heavy
+    extras = project["optional-dependencies"]
+    assert any(r.startswith("dask") for r in extras["study"]) and any(r.startswith("duckdb") for r in extras["study"])
+    assert any(r.startswith("plotly") for r in extras["report"])
+    assert set(extras["study"]) | set(extras["report"]) <= set(extras["dev"])
+    assert any(r.startswith("pytest") for r in extras["dev"])
+    assert project["readme"] == "README.md" and project["license"] and project["authors"]
+    assert len(project["classifiers"]) >= 10 and project["keywords"]
+
+
+def test_make_run_installs_no_extra_and_make_test_adds_them() -> None:
+    if subprocess.run(["make", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("make not installed")
+    run = subprocess.run(["make", "-n", "-B", "run"], cwd=REPO, capture_output=True, text=True).stdout
+    assert "maturin develop --release\n" in run and "--extras" not in run and "requirements-dev" not in run, run
+    test = subprocess.run(["make", "-n", "-B", "test"], cwd=REPO, capture_output=True, text=True).stdout
+    assert "requirements-dev.txt" in test, test
+
+
+def test_dir_lists_the_api_and_submodules_load_lazily() -> None:
+    code = (
+        "import sys, atmsim\n"
+        "names = dir(atmsim)\n"
+        "print(all(n in names for n in ('run', 'sweep', 'results', 'Result', 'report', 'study', 'plots', 'reproduce')))\n"
+        "print('atmsim.report' in sys.modules, 'pandas' in sys.modules)\n"
+        "atmsim.report.report\n"
+        "print('atmsim.report' in sys.modules)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "False", "False", "True"]

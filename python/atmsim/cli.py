@@ -624,6 +624,7 @@ def reproduce_cmd(
       atmsim reproduce paper003 --quick --out results/paper003
       atmsim reproduce all --quick
     """
+    _needs("study", "atmsim reproduce")
     from . import reproduce as rep
 
     if list_:
@@ -675,13 +676,23 @@ def report_cmd(directory: str, out: str | None) -> None:
       atmsim report results/demo
       atmsim report results/sweep/demo --out demo-sweep.html
     """
-    from .report import report
+    _needs("report", "atmsim report")
+    from .report import kind_of, report
 
+    if Path(directory).is_dir() and kind_of(Path(directory)) != "run":
+        _needs("study", "a report of a study or reproduction")
     try:
         path = report(directory, out)
     except OSError as e:
         raise ScenarioError(out or directory, "", f"cannot write the report: {e.strerror or e}") from None
     click.echo(f"wrote {path}")
+
+
+def _needs(extra: str, command: str) -> None:
+    """One line naming the extra to install when ``command`` cannot run without it (exit 2)."""
+    from .extras import require
+
+    require(extra, command)
 
 
 def _key_values(items: Sequence[str], option: str) -> dict[str, Any]:
@@ -750,6 +761,7 @@ def sweep_cmd(
         -r 5 -m 'ports.A->B.max_queue_cells' --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
+    _needs("study", "atmsim sweep")
     from .scenario import override_items
     from .study import sweep
     from .study.stats import point_table  # noqa: F401 - loads scipy before the runs start
@@ -802,6 +814,7 @@ def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
       atmsim results query results/sweep/demo "SELECT status, count(*) FROM runs GROUP BY status"
       atmsim results query results/sweep/demo "SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id" --csv
     """
+    _needs("study", "atmsim results")
     from .study import query
 
     frame = query(directory, sql)

@@ -17,6 +17,10 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ScenarioError
+from ..extras import require
+
+require("study", "atmsim.study")  # DuckDB and scipy: one line naming the extra, not an ImportError
+
 from .execute import DaskExecutor, LocalExecutor, Task, make_executor
 from .runner import Progress, run_id_of, run_tasks
 from .spec import Axis, StudySpec, derive_seed, is_study_file, load_study_file, parse_values
