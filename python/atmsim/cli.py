@@ -729,7 +729,10 @@ def _parse_until(text: str | None) -> tuple[str, float] | None:
 @click.option("--replications", "-r", type=int, default=None, help="Runs per point on independent seeds [3].")
 @click.option("--seed", type=int, default=None, help="Master seed: replication r gets a seed derived from (seed, r) [1].")
 @click.option("--metric", "-m", "metrics", multiple=True, metavar="KEY.PATH",
-              help="A summary key path to report with its confidence interval, e.g. 'ports.A->B.max_queue_cells' (quoted: '>' is a shell redirection). Repeatable.")
+              help="A summary key path to report with its confidence interval, e.g. 'ports.A->B.max_queue_cells' "
+                   "(quoted: '>' is a shell redirection), or an aggregate over every connection, port or call "
+                   "class: sum, mean, max, min or jain (fairness index) of SECTION.*.KEY, e.g. "
+                   "'sum(connections.*.user_throughput_mbps)'. Repeatable.")
 @click.option("--confidence", type=float, default=None, help="Confidence level of the intervals [0.95].")
 @click.option("--until", "until", default=None, metavar="METRIC<X",
               help="Add replications to a point until the relative half-width of METRIC is below X (needs --max-replications).")
