@@ -20,6 +20,7 @@ import click
 
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .logs import setup as setup_logging, verbosity_options
+from .tables import video_table, workload_table
 from .version import __version__
 
 PROG = "atmsim"
@@ -69,16 +70,10 @@ def _rows(
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    """At most 100 columns wide: headers wrap, then the columns go on in blocks (atmsim.tables)."""
+    from .tables import render
 
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
-        return "  ".join([first] + rest).rstrip()
-
-    out = [line(headers), line(["-" * w for w in widths])]
-    out += [line(r) for r in rows]
-    return "\n".join(out)
+    return render(headers, rows)
 
 
 def _drops(entry: dict[str, Any]) -> int:
@@ -152,6 +147,8 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
         _connection_table(conns),
         _tcp_table(conns),
         _xtpx_table(conns),
+        video_table(conns),
+        workload_table(conns),
         _call_table(summary.get("calls") or {}),
         _totals_line(summary),
     ]
@@ -566,25 +563,45 @@ def schema_cmd(series: bool) -> None:
 
 @cli.command("plot")
 @click.argument("directory", type=click.Path(path_type=str))
+@click.option("--ports", "ports", default=None, metavar="PATTERNS",
+              help="Only these ports: names or shell patterns, comma-separated, e.g. 'A->*,B->C' "
+                   "[every port that sent, dropped or queued a cell].")
+@click.option("--connections", "connections", default=None, metavar="PATTERNS",
+              help="Only these connections: names or shell patterns, comma-separated, e.g. 'tcp*' [all].")
+@click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the N ports and the N connections ranked highest by --by.")
+@click.option("--by", type=click.Choice(["utilization", "loss"]), default="utilization", show_default=True,
+              help="What --top ranks by: utilization (ports; throughput for connections) or loss (cells dropped).")
+@click.option("--legend", type=click.Choice(["auto", "outside", "inside", "none"]), default="auto", show_default=True,
+              help="Where the legend goes; auto: inside up to 8 lines, else outside to the right in columns.")
 @_force_option
-def plot_cmd(directory: str, force: bool) -> None:
+def plot_cmd(
+    directory: str, ports: str | None, connections: str | None, top: int | None, by: str, legend: str, force: bool,
+) -> None:
     """Write PNG plots of the results in DIRECTORY into it.
 
     DIRECTORY is what 'atmsim run --out' wrote (with its marker file .atmsim-output.json; a
     directory without one is refused unless --force). A PNG atmsim did not write is never
-    replaced.
+    replaced. With many ports or connections, pick some (--ports, --connections) or the busiest
+    (--top N); their lines get distinct colours and line styles, the legend goes outside.
 
     \b
     Example:
       atmsim run scenarios/examples/demo.toml --out results/demo --quiet
       atmsim plot results/demo
+      atmsim plot results/demo --top 2 --by loss --legend outside
+      atmsim plot results/demo --ports 'A->*' --connections 'vbr1,ubr1'
     """
-    from .plots import plot_all
+    from .plots import Selection, plot_all
     from .result import Result
 
+    def patterns(text: str | None) -> tuple[str, ...]:
+        return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+    select = Selection(ports=patterns(ports), connections=patterns(connections), top=top, by=by, legend=legend)
     result = Result.read(directory)
     try:
-        paths = plot_all(result, directory, force=force)
+        paths = plot_all(result, directory, force=force, select=select)
     except OSError as e:
         raise ScenarioError(directory, "", f"cannot write the plots: {e.strerror or e}") from None
     for path in paths:
@@ -785,7 +802,10 @@ def sweep_cmd(
     except OSError as e:
         raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None
     if not quiet and not res.points.empty:
-        click.echo(res.points.drop(columns=["point"]).to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+        from .tables import frame
+
+        points = res.points.drop(columns=["point"]).rename(columns=lambda c: c.removeprefix("set."))
+        click.echo(frame(points, wrap={list(points.columns).index("metric"): 24}))
         click.echo()
     click.echo(f"wrote {res.out}: {len(res.runs)} runs ({res.ran} run now, {res.skipped} already stored, {res.failed} failed)")
 
@@ -820,11 +840,14 @@ def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
     _needs("study", "atmsim results")
     from .study import query
 
-    frame = query(directory, sql)
+    result = query(directory, sql)
     if as_csv:
-        click.echo(frame.to_csv(index=False), nl=False)
+        click.echo(result.to_csv(index=False), nl=False)
     else:
-        click.echo(frame.to_string(index=False))
+        from .tables import frame
+
+        # at most 4 blocks of columns that fit 100 characters; --csv has them all
+        click.echo(frame(result, max_blocks=4))
 
 
 @cli.command("completion")
