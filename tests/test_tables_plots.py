@@ -35,6 +35,12 @@ def test_render_fits_and_keeps_every_value() -> None:
     assert text.count("row1") > 1  # the name column is repeated in each block
     wide = render(["n", "set.connections.vbr1.source.peak_mbps"], [["a", "1"]], max_width=20)
     assert _widest(wide) <= 20 and "peak_mbps" in wide  # a key path wraps at its dots
+    from atmsim.tables import _pieces
+
+    for text in ("ports.A->B.max_queue_cells", "a-b -> c.d  e", "x->", "->y", "sum(connections.*.x_mbps)"):
+        assert "".join(_pieces(text)) == text  # wrapping loses no character
+    arrow = render(["name", "ports.A->B.max_queue_cells"], [["a", "1"]], max_width=22)
+    assert "ports.A->B." in arrow and "max_queue_cells" in arrow and _widest(arrow) <= 22
     cut = render(headers, rows, max_width=LIMIT, max_blocks=2)
     assert "more columns not shown" in cut and _widest(cut) <= LIMIT
 

@@ -8,7 +8,7 @@ files, runs them and hands back results::
     result.summary["connections"]["c1"]["throughput_mbps"]
     result.series("ports")          # pandas.DataFrame
     result.write("results/demo")     # summary.json + ports.parquet + connections.parquet
-    atmsim.map_traffic(10, 2, 10_000, 512, "tcp")   # PCR / SCR / MBS (seed 001 Table 7)
+    atmsim.map_traffic(10, 2, 10_000, 512, "tcp")   # PCR / SCR / MBS (paper 001 Table 7)
 """
 
 from __future__ import annotations

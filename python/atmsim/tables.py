@@ -17,7 +17,7 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 
-__all__ = ["WIDTH", "width", "render"]
+__all__ = ["WIDTH", "width", "render", "headers_of", "video_table", "workload_table", "frame"]
 
 #: the widest a table gets
 WIDTH = 100
@@ -38,16 +38,26 @@ def _total(widths: Sequence[int]) -> int:
     return sum(widths) + len(_GAP) * (len(widths) - 1)
 
 
-_PIECE = re.compile(r"[^\s._>]*(?:->|[._])?|\s+")
+_PIECE = re.compile(r"(?:[^\s.\-]|-(?!>))*(?:->|\.)?|\s+|.")
 
 
 def _pieces(text: str) -> list[str]:
-    """``text`` cut after each space, dot, underscore or arrow (a key path wraps at its dots)."""
+    """``text`` cut after each space, dot or arrow (a key path wraps at its dots)."""
     return [p for p in _PIECE.findall(text) if p]
 
 
 def _longest_word(text: str) -> int:
     return max((len(w.strip()) for w in _pieces(text)), default=0)
+
+
+def _narrower(header: str, w: int, floor: int) -> int:
+    """The next width below ``w`` (not below ``floor``) at which ``header`` wraps onto one more
+    line, or ``w`` when there is none."""
+    lines = len(_lines(header, w))
+    for cand in range(w - 1, floor - 1, -1):
+        if len(_lines(header, cand)) > lines:
+            return max([floor] + [len(line) for line in _lines(header, cand)])
+    return w
 
 
 def _lines(text: str, w: int) -> list[str]:
@@ -87,8 +97,14 @@ def render(
     wrap = dict(wrap or {})
     cells = [[str(c) for c in r] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    if _total(widths) > limit:  # headers on several lines
-        widths = [max([_longest_word(h), 1] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    if _total(widths) > limit:  # headers on several lines, the ones that gain most first
+        floor = [max([_longest_word(h), 1] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+        while _total(widths) > limit:
+            gains = [(widths[i] - _narrower(headers[i], widths[i], floor[i]), i) for i in range(n)]
+            gain, i = max(gains)
+            if gain <= 0:
+                break
+            widths[i] -= gain
     if _total(widths) > limit and wrap:  # then the text columns that may wrap
         for i, w in wrap.items():
             widths[i] = min(widths[i], max(w, _longest_word(headers[i])))
@@ -199,3 +215,23 @@ def frame(frame_: "object", float_format: str = ".6g", **kwargs: object) -> str:
 
     rows = [[cell(v) for v in r] for r in df.itertuples(index=False)]
     return render([str(c) for c in df.columns], rows, numeric=kwargs.pop("numeric", numeric), **kwargs)  # type: ignore[arg-type]
+
+
+def headers_of(text: str) -> list[str]:
+    """The column headers of every table in ``text`` (as ``render`` printed them, wrapped headers
+    joined again with spaces), in order: for tools and tests that read a table back."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        if not line or set(line.replace(" ", "")) != {"-"}:
+            continue
+        spans = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
+        head: list[str] = []
+        j = k - 1
+        while j >= 0 and lines[j].strip():
+            head.insert(0, lines[j])
+            j -= 1
+        for a, b in spans:
+            words = [h[a:b].strip() for h in head if h[a:b].strip()]
+            out.append(" ".join(words))
+    return out

@@ -69,6 +69,6 @@ def report(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None
         from .reproduction import add_index
 
         index = json.loads((d / "index.json").read_text(encoding="utf-8"))
-        page = Page("atmsim: every seed experiment reproduced")
+        page = Page("atmsim: every paper experiment reproduced")
         add_index(page, d, index)
     return page.write(target)

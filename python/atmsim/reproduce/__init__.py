@@ -1,4 +1,4 @@
-"""Reproduction of the seed documents' experiments: ``atmsim reproduce EXPERIMENT``.
+"""Reproduction of the source papers' experiments: ``atmsim reproduce EXPERIMENT``.
 
 An *experiment* (one per seed study, e.g. ``seed003``) is
 
@@ -203,7 +203,7 @@ def _report_markdown(
         "",
         f"Source: `../shared/seeds/{exp.seed_file}`"
         + (f" ({reference['source']})" if isinstance(reference.get("source"), str) else "")
-        + ". Published values come from the seed's text or from a formula evaluated on the seed's "
+        + ". Published values come from the paper's text or from a formula evaluated on the paper's "
         "parameters (never from our own output); `difference` is ours - published.",
         "",
         markdown_table(report.rows),
