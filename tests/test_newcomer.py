@@ -220,3 +220,21 @@ def test_dir_lists_the_api_and_submodules_load_lazily() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "False", "False", "True"]
+
+
+# ------------------------------------------------------------------------------------ the duration cap
+
+
+def test_max_duration_caps_every_run(monkeypatch, capsys) -> None:
+    from atmsim.scenario import load_scenario
+
+    monkeypatch.setenv("ATMSIM_MAX_DURATION_S", "0.05")
+    doc, prov = load_scenario(EXAMPLES / "demo.toml", validate=False)  # 1 s with a 0.1 s warm-up
+    assert doc["run"]["duration_s"] == 0.05 and doc["run"]["warmup_s"] == 0.025
+    assert prov.file_for("run.duration_s") == "ATMSIM_MAX_DURATION_S"
+    doc, _ = load_scenario(EXAMPLES / "demo.toml", {"run.duration_s": 0.02, "run.warmup_s": 0.01}, validate=False)
+    assert doc["run"]["duration_s"] == 0.02 and doc["run"]["warmup_s"] == 0.01  # shorter runs are left alone
+    monkeypatch.setenv("ATMSIM_MAX_DURATION_S", "soon")
+    assert main(["validate", str(EXAMPLES / "demo.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err == "atmsim: error: ATMSIM_MAX_DURATION_S: must be a number of seconds > 0, got 'soon'\n"
