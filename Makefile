@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-venv
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: venv deps build run test pytest cargo-test browser-deps bench fuzz regress regress-record clean
+.PHONY: venv deps extras dev-deps build run test pytest cargo-test browser-deps bench fuzz regress regress-record clean
 
 venv: $(VENV_STAMP)
 
@@ -18,14 +18,32 @@ $(VENV_STAMP): pyproject.toml
 	$(VPY) -m pip install -q -U pip "maturin>=1.5,<2"
 	touch $@
 
-# Only the Python dependencies (from pyproject.toml, with the test extra), without building the core.
+# The requirements of pyproject.toml: REQS core study ... prints the core's and the extras' named.
+REQS = $(VPY) -c 'import sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(r for e in sys.argv[1:] for r in (p["dependencies"] if e == "core" else p["optional-dependencies"][e])))'
+
+# Only the Python dependencies (what running needs and the dev extra), without building the core.
 deps: $(VENV_STAMP)
-	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + p["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
+	$(REQS) core dev > $(VENV)/requirements.txt
 	$(VPY) -m pip install -q -r $(VENV)/requirements.txt
 
-# Installs the Python dependencies (plus the test extra) and builds the Rust core in release mode.
+# The study and report extras (atmsim sweep / results / reproduce, atmsim report), no rebuild.
+extras: $(VENV)/.stamp-extras
+$(VENV)/.stamp-extras: pyproject.toml $(VENV_STAMP)
+	$(REQS) study report > $(VENV)/requirements-extras.txt
+	$(VPY) -m pip install -q -r $(VENV)/requirements-extras.txt
+	touch $@
+
+# The dev extra: the test tools and both extras (what `make test` needs beyond running).
+dev-deps: $(VENV)/.stamp-dev
+$(VENV)/.stamp-dev: pyproject.toml $(VENV_STAMP)
+	$(REQS) dev > $(VENV)/requirements-dev.txt
+	$(VPY) -m pip install -q -r $(VENV)/requirements-dev.txt
+	touch $@ $(VENV)/.stamp-extras
+
+# Installs what running needs (pyproject's dependencies, no extra) and builds the Rust core in
+# release mode.
 build: $(VENV_STAMP)
-	$(VENV)/bin/maturin develop --release --extras test
+	$(VENV)/bin/maturin develop --release
 
 run: build
 	$(VENV)/bin/atmsim run scenarios/examples/demo.toml --out results/demo
@@ -33,7 +51,7 @@ run: build
 cargo-test:
 	cargo test -p atmsim-core --release
 
-pytest: build
+pytest: build dev-deps
 	$(VPY) -m pytest -q tests
 
 test: build cargo-test browser-deps pytest
@@ -60,7 +78,7 @@ regress-record: build
 
 # atmsim-bench: cases (a)-(f) and the reference, instruction counts when valgrind is installed
 # (apt-get install -y valgrind); every writer merges its own key into target/bench.json.
-bench: build
+bench: build extras
 	$(VPY) tools/bench_scenario_json.py scenarios/seed000/sat-sat.toml target/bench_f_satsat.json --duration 20
 	cargo run --release -p atmsim-core --bin atmsim-bench
 	$(VPY) tools/bench_memory.py
@@ -69,7 +87,7 @@ bench: build
 # The scenario fuzzer (tests/test_fuzz_scenarios.py) with many more cases than `make test` runs,
 # fresh randomness each time; prints the outcomes. FUZZ_EXAMPLES sets the number of cases.
 FUZZ_EXAMPLES ?= 5000
-fuzz: build
+fuzz: build dev-deps
 	ATMSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -s tests/test_fuzz_scenarios.py
 
 clean:

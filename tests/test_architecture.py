@@ -152,7 +152,10 @@ MAX_FUNCTION_LINES = 150
 #: module each name stands for). The registry of ``atmsim reproduce`` loads its experiment modules
 #: by name; the guard adds those edges. Any other computed import fails
 #: test_py_dynamic_imports_are_declared.
-PY_DYNAMIC_IMPORTS = {"atmsim.reproduce": ("EXPERIMENT_MODULES", "atmsim.reproduce.{}")}
+PY_DYNAMIC_IMPORTS = {
+    "atmsim.reproduce": ("EXPERIMENT_MODULES", "atmsim.reproduce.{}"),
+    "atmsim": ("SUBMODULES", "atmsim.{}"),  # the package's lazy submodules (issue 29)
+}
 
 
 @dataclass(frozen=True)

@@ -198,7 +198,7 @@ def test_every_help_has_a_working_example(command: list[str], capsys, monkeypatc
     monkeypatch.chdir(REPO)
     for line in examples:  # the cheap ones run here
         if line.startswith(("atmsim validate", "atmsim map", "atmsim reproduce --list", "atmsim schema --series")):
-            assert main(line.split()[1:]) == 0, line
+            assert main(shlex.split(line)[1:]) == 0, line
             capsys.readouterr()
 
 

@@ -34,7 +34,7 @@ def test_registry_and_reference_data() -> None:
         assert kinds, f"reference {r['id']} has no value and nothing to measure"
         if "published" in r or "maxmin" in r or "formula" in r:
             assert r.get("quote"), f"reference {r['id']} has a value but no quote"
-    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: seed000, seed001, seed002, seed003, seed004"):
+    with pytest.raises(ScenarioError, match="no experiment named 'nope'; available: paper000, paper001, paper002, paper003, paper004"):
         rep.get_experiment("nope")
 
 
@@ -220,7 +220,7 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
     assert e.value.path == "connections[0].abr.nrm"
     assert not out.exists() and not list(tmp_path.iterdir())
     assert main(["reproduce", "nope", "--out", str(out)]) == 2
-    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: seed000, seed001, seed002, seed003, seed004"
+    assert capsys.readouterr().err.strip() == "atmsim: error: no experiment named 'nope'; available: paper000, paper001, paper002, paper003, paper004"
     assert main(["reproduce", "seed003", "--jobs", "0", "--out", str(out)]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert not out.exists()
@@ -233,8 +233,17 @@ def test_bad_input_fails_before_running(tmp_path: Path, capsys) -> None:
 def test_list(capsys) -> None:
     assert main(["reproduce", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["seed000", "seed001", "seed002", "seed003", "seed004"]
+    assert [line.split(":")[0] for line in lines] == ["paper000", "paper001", "paper002", "paper003", "paper004"]
     assert all(not line.split(": ", 1)[1].startswith(line.split(":")[0]) for line in lines), "name printed twice"
+
+
+def test_paper_and_seed_names_are_one_experiment() -> None:
+    """Issue 29: the experiments are spoken of as paper NNN (not 'seed', read as a random seed);
+    the old names still work."""
+    assert rep.get_experiment("paper003") is rep.get_experiment("seed003")
+    assert rep.public_names() == ["paper000", "paper001", "paper002", "paper003", "paper004"]
+    with pytest.raises(ScenarioError, match="available: paper000"):
+        rep.get_experiment("paper009")
 
 
 def test_seed003_ordering_rows_carry_their_verdict() -> None:

@@ -8,15 +8,20 @@ files, runs them and hands back results::
     result.summary["connections"]["c1"]["throughput_mbps"]
     result.series("ports")          # pandas.DataFrame
     result.write("results/demo")     # summary.json + ports.parquet + connections.parquet
-    atmsim.map_traffic(10, 2, 10_000, 512, "tcp")   # PCR / SCR / MBS (seed 001 Table 7)
+    atmsim.map_traffic(10, 2, 10_000, 512, "tcp")   # PCR / SCR / MBS (paper 001 Table 7)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import logging as _logging
+
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .version import __version__
+
+# a library logs, the application decides where to (atmsim.logs; the CLI: -v / -q)
+_logging.getLogger("atmsim").addHandler(_logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:
@@ -37,10 +42,34 @@ def __getattr__(name: str) -> Any:
         from .study import sweep as value
     elif name == "results":
         from .study import results as value
+    elif name in SUBMODULES:
+        import importlib
+
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module 'atmsim' has no attribute {name!r}") from None
     else:
         raise AttributeError(f"module 'atmsim' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+#: the submodules, each loaded on first use (``atmsim.report.report(...)`` with no import of its
+#: own); ``dir(atmsim)`` lists the API and those of them that are present
+SUBMODULES = (
+    "api", "cli", "errors", "extras", "logs", "mapping", "outdir", "plots", "report", "reproduce", "result",
+    "scenario", "study", "synth", "tables", "topology", "traces", "version",
+)
+
+
+def __dir__() -> list[str]:
+    import importlib.util
+
+    present = [m for m in SUBMODULES if m in globals() or importlib.util.find_spec(f"{__name__}.{m}") is not None]
+    return sorted(set(__all__) | set(present) | {n for n in globals() if n.startswith("__")})
 
 
 __all__ = [

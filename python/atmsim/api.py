@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from pathlib import Path
@@ -15,6 +16,8 @@ from .result import SUMMARY_FILE, Result, SeriesSink, streamed_output
 from .scenario import Provenance, document_json, load_scenario, with_file
 
 __all__ = ["run", "prepare", "DEFAULT_CHUNK_EVENTS"]
+
+log = logging.getLogger("atmsim.run")
 
 #: events per call into the core between progress reports (and KeyboardInterrupt checks)
 DEFAULT_CHUNK_EVENTS = 2_000_000
@@ -96,6 +99,9 @@ def run_document(
     prov = provenance or Provenance()
     claimed = claim(out, "run", force=force) if out is not None else None
     text = document_json(doc, prov)
+    run_info = doc.get("run") if isinstance(doc.get("run"), dict) else {}
+    log.debug("building %s: %s s simulated, seed %s%s", prov.file or "a scenario", run_info.get("duration_s"),
+              run_info.get("seed"), f", output {out}" if out is not None else "")
     start = time.perf_counter()
     try:
         sim = _core.Simulation(text)
@@ -104,6 +110,7 @@ def run_document(
     except Exception as e:
         raise SimulationError(f"cannot build the simulation: {e}") from e
     scenario_info = {"description": doc.get("description", ""), "file": prov.file}
+    log.debug("built in %.3f s", time.perf_counter() - start)
     if claimed is None:
         summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
         summary["wall_time_s"] = time.perf_counter() - start
@@ -137,6 +144,7 @@ def _run_slices(
                 break
         summary = json.loads(sim.summary_json())
         series = sink.close(sim.series_tables())
+        log.debug("ran to %.6g s simulated: %s events", summary.get("sim_time_s", float("nan")), summary.get("events"))
     except (KeyboardInterrupt, MemoryError, OSError):
         sink.abort()
         raise

@@ -19,6 +19,8 @@ from typing import Any
 import click
 
 from .errors import AtmsimError, ScenarioError, SimulationError
+from .logs import setup as setup_logging, verbosity_options
+from .tables import video_table, workload_table
 from .version import __version__
 
 PROG = "atmsim"
@@ -68,16 +70,10 @@ def _rows(
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    """At most 100 columns wide: headers wrap, then the columns go on in blocks (atmsim.tables)."""
+    from .tables import render
 
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
-        return "  ".join([first] + rest).rstrip()
-
-    out = [line(headers), line(["-" * w for w in widths])]
-    out += [line(r) for r in rows]
-    return "\n".join(out)
+    return render(headers, rows)
 
 
 def _drops(entry: dict[str, Any]) -> int:
@@ -112,7 +108,7 @@ def format_mapping(m: dict[str, Any]) -> str:
             _fmt(d["mbs_cells"]),
         ])
     return "\n".join([
-        "traffic mapping (seed 001 section 6.1, Table 7)",
+        "traffic mapping (paper 001 section 6.1, Table 7)",
         f"application: max {i['max_mbps']:g} Mb/s, mean {i['mean_mbps']:g} Mb/s, burst {i['burst_bytes']} B; "
         f"TSDU {i['tsdu_bytes']} B + header {i['header_bytes']} B = {m['cells_per_tsdu']} cells per AAL5 frame",
         "",
@@ -151,6 +147,8 @@ def format_summary(summary: dict[str, Any], all_ports: bool = True) -> str:
         _connection_table(conns),
         _tcp_table(conns),
         _xtpx_table(conns),
+        video_table(conns),
+        workload_table(conns),
         _call_table(summary.get("calls") or {}),
         _totals_line(summary),
     ]
@@ -444,7 +442,9 @@ def cli() -> None:
     """atmsim: cell-level ATM network simulator.
 
     Scenario files are TOML (docs/scenarios.md; 'atmsim schema' prints every key). SIGINT or
-    SIGTERM stops a command without writing any output (exit code 130).
+    SIGTERM stops a command without writing any output (exit code 130). -v shows more on stderr,
+    -q only warnings and errors (before or after the command); 'atmsim completion SHELL' prints
+    a completion script for bash, zsh or fish.
     """
 
 
@@ -526,7 +526,7 @@ def validate_cmd(file: str, overrides: tuple[str, ...]) -> None:
     \b
     Example:
       atmsim validate scenarios/examples/demo.toml
-      atmsim validate scenarios/examples/demo.toml --set links[3].rate_mbps=100
+      atmsim validate scenarios/examples/demo.toml --set 'links[3].rate_mbps=100'
     """
     from .scenario import load_scenario
 
@@ -563,25 +563,45 @@ def schema_cmd(series: bool) -> None:
 
 @cli.command("plot")
 @click.argument("directory", type=click.Path(path_type=str))
+@click.option("--ports", "ports", default=None, metavar="PATTERNS",
+              help="Only these ports: names or shell patterns, comma-separated, e.g. 'A->*,B->C' "
+                   "[every port that sent, dropped or queued a cell].")
+@click.option("--connections", "connections", default=None, metavar="PATTERNS",
+              help="Only these connections: names or shell patterns, comma-separated, e.g. 'tcp*' [all].")
+@click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the N ports and the N connections ranked highest by --by.")
+@click.option("--by", type=click.Choice(["utilization", "loss"]), default="utilization", show_default=True,
+              help="What --top ranks by: utilization (ports; throughput for connections) or loss (cells dropped).")
+@click.option("--legend", type=click.Choice(["auto", "outside", "inside", "none"]), default="auto", show_default=True,
+              help="Where the legend goes; auto: inside up to 8 lines, else outside to the right in columns.")
 @_force_option
-def plot_cmd(directory: str, force: bool) -> None:
+def plot_cmd(
+    directory: str, ports: str | None, connections: str | None, top: int | None, by: str, legend: str, force: bool,
+) -> None:
     """Write PNG plots of the results in DIRECTORY into it.
 
     DIRECTORY is what 'atmsim run --out' wrote (with its marker file .atmsim-output.json; a
     directory without one is refused unless --force). A PNG atmsim did not write is never
-    replaced.
+    replaced. With many ports or connections, pick some (--ports, --connections) or the busiest
+    (--top N); their lines get distinct colours and line styles, the legend goes outside.
 
     \b
     Example:
       atmsim run scenarios/examples/demo.toml --out results/demo --quiet
       atmsim plot results/demo
+      atmsim plot results/demo --top 2 --by loss --legend outside
+      atmsim plot results/demo --ports 'A->*' --connections 'vbr1,ubr1'
     """
-    from .plots import plot_all
+    from .plots import Selection, plot_all
     from .result import Result
 
+    def patterns(text: str | None) -> tuple[str, ...]:
+        return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+    select = Selection(ports=patterns(ports), connections=patterns(connections), top=top, by=by, legend=legend)
     result = Result.read(directory)
     try:
-        paths = plot_all(result, directory, force=force)
+        paths = plot_all(result, directory, force=force, select=select)
     except OSError as e:
         raise ScenarioError(directory, "", f"cannot write the plots: {e.strerror or e}") from None
     for path in paths:
@@ -590,7 +610,7 @@ def plot_cmd(directory: str, force: bool) -> None:
 
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
-@click.option("--quick", is_flag=True, help="The shorter variant (seed003: Nrm = 8, 32, 256 only).")
+@click.option("--quick", is_flag=True, help="The shorter variant (paper003: Nrm = 8, 32, 256 only).")
 @click.option("--out", type=click.Path(path_type=str), default=None,
               help="Output directory [results/reproduce/<experiment>; for 'all': results/reproduce].")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs in parallel on local processes [one per core].")
@@ -602,7 +622,10 @@ def reproduce_cmd(
     experiment: str | None, quick: bool, out: str | None, jobs: int | None, dask: str | None, list_: bool, quiet: bool,
     force: bool,
 ) -> None:
-    """Reproduce a seed document's experiment: run it, compare with the published values, plot.
+    """Reproduce an experiment of a source paper: run it, compare with the published values, plot.
+
+    EXPERIMENT is paper000 ... paper004 (the papers in ../shared/seeds/; the older names
+    seed000 ... seed004 are accepted too) or 'all'.
 
     Writes report.md, comparison.csv, plots/ and runs/ into --out, with every run stored there as
     a study (started again, it runs only what it does not have); an earlier complete report there
@@ -615,19 +638,23 @@ def reproduce_cmd(
     \b
     Example:
       atmsim reproduce --list
-      atmsim reproduce seed003 --quick --out results/seed003
+      atmsim reproduce paper003 --quick --out results/paper003
       atmsim reproduce all --quick
     """
+    _needs("study", "atmsim reproduce")
     from . import reproduce as rep
 
     if list_:
         for name in rep.experiment_names():
             title = rep.get_experiment(name).title
-            click.echo(f"{name}: {title.removeprefix(name + ': ')}")
+            public = rep.public_name(name)
+            click.echo(f"{public}: {title.removeprefix(public + ': ')}")
         return
     if not experiment:
-        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
-    log = None if quiet else (lambda line: click.echo(line, err=True))
+        raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.public_names())}, all)")
+    import logging
+
+    log = logging.getLogger("atmsim.reproduce").info  # -q / --quiet: WARNING and above only
     if experiment == "all":
         try:
             page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log, force=force)
@@ -638,6 +665,7 @@ def reproduce_cmd(
         click.echo(f"wrote {page}")
         return
     try:
+        out = out or str(rep.default_out(experiment))  # named as typed: results/reproduce/paper003
         report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask, force=force)
     except KeyboardInterrupt:
         raise _Interrupted() from None
@@ -665,13 +693,23 @@ def report_cmd(directory: str, out: str | None) -> None:
       atmsim report results/demo
       atmsim report results/sweep/demo --out demo-sweep.html
     """
-    from .report import report
+    _needs("report", "atmsim report")
+    from .report import kind_of, report
 
+    if Path(directory).is_dir() and kind_of(Path(directory)) != "run":
+        _needs("study", "a report of a study or reproduction")
     try:
         path = report(directory, out)
     except OSError as e:
         raise ScenarioError(out or directory, "", f"cannot write the report: {e.strerror or e}") from None
     click.echo(f"wrote {path}")
+
+
+def _needs(extra: str, command: str) -> None:
+    """One line naming the extra to install when ``command`` cannot run without it (exit 2)."""
+    from .extras import require
+
+    require(extra, command)
 
 
 def _key_values(items: Sequence[str], option: str) -> dict[str, Any]:
@@ -708,7 +746,10 @@ def _parse_until(text: str | None) -> tuple[str, float] | None:
 @click.option("--replications", "-r", type=int, default=None, help="Runs per point on independent seeds [3].")
 @click.option("--seed", type=int, default=None, help="Master seed: replication r gets a seed derived from (seed, r) [1].")
 @click.option("--metric", "-m", "metrics", multiple=True, metavar="KEY.PATH",
-              help="A summary key path to report with its confidence interval, e.g. 'ports.A->B.max_queue_cells' (quoted: '>' is a shell redirection). Repeatable.")
+              help="A summary key path to report with its confidence interval, e.g. 'ports.A->B.max_queue_cells' "
+                   "(quoted: '>' is a shell redirection), or an aggregate over every connection, port or call "
+                   "class: sum, mean, max, min or jain (fairness index) of SECTION.*.KEY, e.g. "
+                   "'sum(connections.*.user_throughput_mbps)'. Repeatable.")
 @click.option("--confidence", type=float, default=None, help="Confidence level of the intervals [0.95].")
 @click.option("--until", "until", default=None, metavar="METRIC<X",
               help="Add replications to a point until the relative half-width of METRIC is below X (needs --max-replications).")
@@ -736,10 +777,11 @@ def sweep_cmd(
 
     \b
     Example:
-      atmsim sweep scenarios/examples/demo.toml --grid 'connections.vbr1.source.peak_mbps=[50,80,100]' \
+      atmsim sweep scenarios/examples/demo.toml --grid 'connections.vbr1.source.peak_mbps=[50,80,100]' \\
         -r 5 -m 'ports.A->B.max_queue_cells' --set run.duration_s=0.5 --out results/sweep/demo
       atmsim sweep studies/demo-peak.toml --dask local
     """
+    _needs("study", "atmsim sweep")
     from .scenario import override_items
     from .study import sweep
     from .study.stats import point_table  # noqa: F401 - loads scipy before the runs start
@@ -760,7 +802,10 @@ def sweep_cmd(
     except OSError as e:
         raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None
     if not quiet and not res.points.empty:
-        click.echo(res.points.drop(columns=["point"]).to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+        from .tables import frame
+
+        points = res.points.drop(columns=["point"]).rename(columns=lambda c: c.removeprefix("set."))
+        click.echo(frame(points, wrap={list(points.columns).index("metric"): 24}))
         click.echo()
     click.echo(f"wrote {res.out}: {len(res.runs)} runs ({res.ran} run now, {res.skipped} already stored, {res.failed} failed)")
 
@@ -792,13 +837,17 @@ def results_query_cmd(directory: str, sql: str, as_csv: bool) -> None:
       atmsim results query results/sweep/demo "SELECT status, count(*) FROM runs GROUP BY status"
       atmsim results query results/sweep/demo "SELECT run_id, max(queue_cells) FROM ports GROUP BY run_id" --csv
     """
+    _needs("study", "atmsim results")
     from .study import query
 
-    frame = query(directory, sql)
+    result = query(directory, sql)
     if as_csv:
-        click.echo(frame.to_csv(index=False), nl=False)
+        click.echo(result.to_csv(index=False), nl=False)
     else:
-        click.echo(frame.to_string(index=False))
+        from .tables import frame
+
+        # at most 4 blocks of columns that fit 100 characters; --csv has them all
+        click.echo(frame(result, max_blocks=4))
 
 
 @cli.command("completion")
@@ -808,8 +857,9 @@ def completion_cmd(shell: str) -> None:
 
     \b
     Example:
-      eval "$(atmsim completion bash)"          # in ~/.bashrc
-      atmsim completion fish > ~/.config/fish/completions/atmsim.fish
+      atmsim completion zsh > ~/.atmsim-complete.zsh    # and 'source ~/.atmsim-complete.zsh' in ~/.zshrc
+      eval "$(atmsim completion bash)"                  # in ~/.bashrc
+      mkdir -p ~/.config/fish/completions && atmsim completion fish > ~/.config/fish/completions/atmsim.fish
     """
     from click.shell_completion import get_completion_class
 
@@ -828,7 +878,7 @@ def completion_cmd(shell: str) -> None:
                    "= 48, udp = UDP 8 + IP 20 + LLC/SNAP 8 = 36, none = 0, or a number of bytes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the mapping as JSON.")
 def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int, header: str, as_json: bool) -> None:
-    """Map application traffic to PCR / SCR / MBS (seed 001 section 6.1, Table 7).
+    """Map application traffic to PCR / SCR / MBS (paper 001 section 6.1, Table 7).
 
     Prints the plain form (PCR = max_R / cell size, 48 payload bytes per cell, no overhead) and
     the AAL5 form (each TSDU plus header is one AAL5 frame with its trailer and padding).
@@ -847,6 +897,8 @@ def map_cmd(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes: int
     else:
         click.echo(format_mapping(m))
 
+
+verbosity_options(cli)  # -v / -q on the group and every command (atmsim.logs)
 
 # ---------------------------------------------------------------------------------- entry point
 
@@ -884,6 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: list[str]) -> int:
+    setup_logging()
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
     except ScenarioError as e:

@@ -13,14 +13,80 @@ Each PNG is written to a temporary file and renamed into place, carrying atmsim'
 
 from __future__ import annotations
 
+import fnmatch
+import math
 import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .outdir import claim, file_head_holds, replace_file
 from .result import Result, SeriesTable
 
-__all__ = ["plot_series", "plot_utilization", "plot_all", "figures"]
+__all__ = ["plot_series", "plot_utilization", "plot_all", "figures", "Selection", "time_unit", "LEGEND_INSIDE_MAX"]
+
+#: lines a legend holds inside the axes ("auto"); more go outside, to the right, in columns
+LEGEND_INSIDE_MAX = 8
+#: legend entries per column outside the axes
+_LEGEND_ROWS = 32
+
+
+def time_unit(seconds: float) -> tuple[str, float]:
+    """The unit of a time axis and its factor from seconds: ms for runs under 2 s, else s; the
+    same rule in the PNGs and the HTML reports, so one run's figures agree."""
+    return ("ms", 1e3) if seconds < 2.0 else ("s", 1.0)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which ports and connections a figure draws: ``ports`` / ``connections`` are shell patterns
+    (``A->*``, ``tcp*``; none = all), ``top`` keeps the N with the highest ``by`` (``utilization``:
+    a port's utilization, a connection's throughput; ``loss``: cells dropped), ``legend`` is
+    ``auto`` (inside up to 8 lines, else outside), ``outside``, ``inside`` or ``none``. Ports that
+    did nothing (no cell sent or dropped, no queue: the summary's counts) are left out unless a
+    pattern names them."""
+
+    ports: Sequence[str] = ()
+    connections: Sequence[str] = ()
+    top: int | None = None
+    by: str = "utilization"
+    legend: str = "auto"
+
+    def keys(self, result: Result, key: str, names: Sequence[str]) -> list[str]:
+        """The names of ``key`` (``port`` or ``connection``) to draw, in order."""
+        names = sorted((str(n) for n in names), key=_natural)
+        if key == "port":
+            patterns, table = self.ports, result.summary.get("ports") or {}
+        elif key == "connection":
+            patterns, table = self.connections, result.summary.get("connections") or {}
+        else:
+            return names
+        if patterns:
+            names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+        elif key == "port":
+            names = [n for n in names if n not in table or _busy(table[n])]
+        if self.top is not None:
+            def score(n: str) -> float:
+                entry = table.get(n) or {}
+                if self.by == "loss":
+                    value = entry.get("cells_dropped")
+                else:
+                    value = entry.get("utilization" if key == "port" else "throughput_mbps")
+                return float(value) if isinstance(value, (int, float)) else -math.inf
+
+            names = sorted(sorted(names, key=score, reverse=True)[: self.top], key=_natural)
+        return names
+
+
+def _natural(name: str) -> list[Any]:
+    """s0v2 before s0v10."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+
+def _busy(port: dict[str, Any]) -> bool:
+    return bool(port.get("cells_transmitted") or port.get("cells_dropped") or port.get("max_queue_cells"))
 
 #: the ``Software`` text of atmsim's PNGs, as it appears in the file (a tEXt chunk)
 _PNG_SIGNATURE = b"Software\x00atmsim"
@@ -53,26 +119,51 @@ def _title(result: Result, what: str) -> str:
     return f"{what} ({name})" if name else what
 
 
-def _lines(ax: Any, frame: Any, key: str, value: str, scale: float = 1.0) -> int:
-    n = 0
+def _styles(n: int) -> list[dict[str, Any]]:
+    """A colour and line style per line, distinct for up to 80 lines: tab10 up to 10, tab20 up to
+    20, then 20 colours of a perceptual map cycled with four line styles."""
+    from matplotlib import colormaps
+
+    if n <= 10:
+        return [{"color": colormaps["tab10"](i)} for i in range(n)]
+    if n <= 20:
+        return [{"color": colormaps["tab20"](i)} for i in range(n)]
+    cmap = colormaps["turbo"]
+    dashes = ["-", "--", ":", "-."]
+    return [{"color": cmap((i % 20) / 19 * 0.9 + 0.05), "linestyle": dashes[(i // 20) % 4]} for i in range(n)]
+
+
+def _lines(ax: Any, frame: Any, key: str, value: str, scale: float = 1.0, names: Sequence[str] | None = None) -> int:
     if frame.empty or key not in frame or value not in frame:
         return 0
-    for name, group in frame.groupby(key, sort=True):
-        ax.plot(group["time_s"].to_numpy() * scale, group[value].to_numpy(), label=str(name), linewidth=1.0)
-        n += 1
-    return n
+    groups = dict(tuple(frame.groupby(key, sort=True)))
+    order = [n for n in (names if names is not None else sorted(groups)) if n in groups]
+    for name, style in zip(order, _styles(len(order))):
+        group = groups[name]
+        ax.plot(group["time_s"].to_numpy() * scale, group[value].to_numpy(), label=str(name), linewidth=1.0, **style)
+    return len(order)
 
 
-def _decorate(ax: Any, n: int) -> None:
-    if n:
-        ax.legend(fontsize="small", loc="best", ncol=max(1, n // 12))
-    else:
+def _decorate(ax: Any, n: int, legend: str = "auto") -> None:
+    if not n:
         ax.text(0.5, 0.5, "no samples", ha="center", va="center", transform=ax.transAxes)
+    elif legend == "inside" or (legend == "auto" and n <= LEGEND_INSIDE_MAX):
+        ax.legend(fontsize="small", loc="best", ncol=max(1, n // 12))
+    elif legend != "none":
+        ax.legend(fontsize="x-small" if n > 20 else "small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, ncol=math.ceil(n / _LEGEND_ROWS), frameon=False)
     ax.grid(True, alpha=0.3)
 
 
-def _finish(fig: Any, ax: Any, n: int, path: Path) -> Path:
-    _decorate(ax, n)
+def _legend_width(n: int, legend: str) -> float:
+    """Inches the figure grows by for a legend outside the axes."""
+    if legend == "none" or legend == "inside" or (legend == "auto" and n <= LEGEND_INSIDE_MAX) or not n:
+        return 0.0
+    return 1.6 * math.ceil(n / _LEGEND_ROWS)
+
+
+def _finish(fig: Any, ax: Any, n: int, path: Path, legend: str = "auto") -> Path:
+    _decorate(ax, n, legend)
     return _save(fig, path)
 
 
@@ -80,65 +171,70 @@ def _finish(fig: Any, ax: Any, n: int, path: Path) -> Path:
 _DISPLAY_UNITS = {"bytes": ("KB", 1 / 1024)}
 
 
-def _active(frame: Any, key: str, column: str) -> tuple[Any, bool]:
-    """Only the keys whose ``column`` was ever positive (idle ports clutter a plot), when some
-    but not all were; also whether some were left out."""
-    if not column or frame.empty or key not in frame or column not in frame:
-        return frame, False
-    busy = frame.groupby(key)[column].max()
-    busy = busy[busy > 0].index
-    if 0 < len(busy) < frame[key].nunique():
-        return frame[frame[key].isin(busy)], True
-    return frame, False
-
-
 def figures(table: SeriesTable) -> list[str]:
     """The figures the declarations of ``table`` ask for, in declaration order."""
     return list(dict.fromkeys(c.plot for c in table.columns if c.plot))
 
 
-def plot_series(result: Result, name: str, figure: str, path: str | os.PathLike[str]) -> Path:
+def plot_series(
+    result: Result, name: str, figure: str, path: str | os.PathLike[str], select: Selection | None = None
+) -> Path:
     """Every column of series ``name`` whose declaration names ``figure``, one panel each, against
-    time, one line per port or connection. Keys never active (the table's declared ``active``
-    column never positive) are left out when others were."""
+    time, one line per port or connection (those ``select`` keeps: every connection and every
+    port that did something by default)."""
     table = result.schema(name)
     if table is None:
         raise KeyError(f"the core declares no series {name!r}")
     cols = [c for c in table.columns if c.plot == figure]
     if not cols:
         raise KeyError(f"no column of series {name!r} is drawn in figure {figure!r}")
+    select = select or Selection()
     key = table.key.name
-    frame, omitted = _active(result.series(name), key, table.active)
-    fig = _figure(9.0, 4.5 if len(cols) == 1 else 3.5 * len(cols))
+    frame = result.series(name)
+    present = list(frame[key].unique()) if key in frame else []
+    names = select.keys(result, key, present)
+    omitted = len(present) - len(names)
+    if key in frame:
+        frame = frame[frame[key].isin(names)]
+    unit, scale = time_unit(float(result.summary.get("sim_time_s") or 0.0))
+    legend_w = _legend_width(len(names), select.legend)
+    height = 4.5 if len(cols) == 1 else 3.5 * len(cols)
+    if legend_w:  # the legend's column of up to 32 entries fits beside the axes
+        height = max(height, 0.155 * min(len(names), _LEGEND_ROWS) + 0.9)
+    fig = _figure(9.0 + legend_w, height)
     axes = fig.subplots(len(cols), 1, sharex=True, squeeze=False)[:, 0]
     what = " and ".join(c.label or c.name for c in cols)
-    title = f"{what} per {key}" + (f"; {key}s never active omitted" if omitted else "")
+    title = f"{what} per {key}" + (f" ({len(names)} of {len(present)} shown)" if omitted else "")
+    if len(names) > 2 * _LEGEND_ROWS // 3 and select.top is None:
+        title += f"; {len(names)} lines: --top N draws the busiest"
     axes[0].set_title(_title(result, title[0].upper() + title[1:]))
     n = 0
     for ax, col in zip(axes, cols):
         shown, factor = _DISPLAY_UNITS.get(col.unit, (col.unit, 1.0))
         if factor != 1.0 and col.name in frame:
             frame = frame.assign(**{col.name: frame[col.name] * factor})
-        n = _lines(ax, frame, key, col.name, 1e3)
+        n = _lines(ax, frame, key, col.name, scale, names)
         label = col.label or col.name
         ax.set_ylabel(f"{label} ({shown})" if shown else label)
         ax.set_ylim(bottom=0)
         if ax is not axes[-1]:
-            _decorate(ax, n)
-    axes[-1].set_xlabel("simulated time (ms)")
-    return _finish(fig, axes[-1], n, Path(path))
+            _decorate(ax, n, select.legend)
+    axes[-1].set_xlabel(f"simulated time ({unit})")
+    return _finish(fig, axes[-1], n, Path(path), select.legend)
 
 
-def plot_utilization(result: Result, path: str | os.PathLike[str]) -> Path:
-    """Utilization of each output port over the run (bars), from the summary."""
+def plot_utilization(result: Result, path: str | os.PathLike[str], select: Selection | None = None) -> Path:
+    """Utilization of each output port over the run (bars), from the summary: the ports ``select``
+    keeps (every port that did something by default)."""
     ports = result.summary.get("ports", {})
-    names = sorted(ports)
+    names = (select or Selection()).keys(result, "port", list(ports))
     values = [float(ports[p].get("utilization", 0.0)) for p in names]
-    fig = _figure(max(6.0, 0.6 * len(names) + 2), 4.5)
+    fig = _figure(min(20.0, max(6.0, 0.3 * len(names) + 2)), 4.5)
     ax = fig.add_subplot()
     if names:
         ax.bar(range(len(names)), values, color="tab:blue")
-        ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize="small")
+        ax.set_xticks(range(len(names)), names, rotation=45 if len(names) <= 30 else 90,
+                      ha="right" if len(names) <= 30 else "center", fontsize="small" if len(names) <= 30 else "x-small")
     else:
         ax.text(0.5, 0.5, "no ports", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(0, max(1.0, max(values, default=0) * 1.05))
@@ -148,7 +244,9 @@ def plot_utilization(result: Result, path: str | os.PathLike[str]) -> Path:
     return _save(fig, Path(path))
 
 
-def plot_all(result: Result, directory: str | os.PathLike[str], force: bool = False) -> list[Path]:
+def plot_all(
+    result: Result, directory: str | os.PathLike[str], force: bool = False, select: Selection | None = None
+) -> list[Path]:
     """Write ``utilization.png`` (from the summary) and, for every series the result has, one
     ``<figure>.png`` per figure its declared columns name (``queues``, ``throughput``, ``acr``,
     ``abr_ports``, ``cwnd``, ...) into ``directory``; a series the core hands over only when it
@@ -172,9 +270,9 @@ def plot_all(result: Result, directory: str | os.PathLike[str], force: bool = Fa
     for figure, series in todo:
         path = claimed.path / f"{figure}.png"
         if series is None:
-            plot_utilization(result, path)
+            plot_utilization(result, path, select)
         else:
-            plot_series(result, series, figure, path)
+            plot_series(result, series, figure, path, select)
         claimed.add([path.name])
         out.append(d / path.name)
     return out

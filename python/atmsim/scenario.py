@@ -568,11 +568,42 @@ def load_scenario(
     apply_overrides(doc, overrides, prov, SET)
     for label, extra in extra_overrides:
         apply_overrides(doc, extra, prov, label)
+    _cap_duration(doc, prov)
     resolve_traces(doc, prov.file_for)  # video traces: each file read once (traces.py)
     resolve_workloads(doc, prov)  # workload scripts given as files
     if validate:
         check_document(doc, prov)
     return doc, prov
+
+
+#: the environment variable that caps every run's simulated time (see ``_cap_duration``)
+MAX_DURATION_ENV = "ATMSIM_MAX_DURATION_S"
+
+
+def _cap_duration(doc: dict[str, Any], prov: Provenance) -> None:
+    """With ``ATMSIM_MAX_DURATION_S`` set (seconds > 0), ``run.duration_s`` is at most that, and a
+    warm-up that would no longer end before it is cut to half the run: a smoke test of an
+    example, a script or a whole reproduction in seconds (tests/test_examples.py runs every
+    documented example this way). The values it sets are recorded as set by that variable."""
+    text = os.environ.get(MAX_DURATION_ENV)
+    if not text:
+        return
+    try:
+        cap = float(text)
+    except ValueError:
+        cap = -1.0
+    if not cap > 0 or cap != cap or cap == float("inf"):
+        raise ScenarioError(MAX_DURATION_ENV, "", f"must be a number of seconds > 0, got {text!r}")
+    run = doc.get("run")
+    if not isinstance(run, dict) or not isinstance(run.get("duration_s"), (int, float)):
+        return
+    if run["duration_s"] <= cap:
+        return
+    changes: dict[str, Any] = {"run.duration_s": cap}
+    warmup = run.get("warmup_s")
+    if isinstance(warmup, (int, float)) and warmup >= cap:
+        changes["run.warmup_s"] = cap / 2
+    apply_overrides(doc, changes, prov, MAX_DURATION_ENV)
 
 
 def resolve_workloads(doc: dict[str, Any], prov: Provenance) -> None:

@@ -10,7 +10,11 @@ import os
 from pathlib import Path
 
 from ..errors import ScenarioError
-from .page import Page
+from ..extras import require
+
+require("report", "atmsim.report")  # plotly: one line naming the extra, not an ImportError
+
+from .page import Page  # noqa: E402
 
 __all__ = ["report", "kind_of"]
 
@@ -20,13 +24,14 @@ REPORT_FILE = "report.html"
 def kind_of(directory: Path) -> str:
     """``run`` (summary.json), ``study`` / ``reproduction`` (study.json of that kind) or
     ``index`` (index.json of ``atmsim reproduce all``)."""
-    from ..study.store import read_study
-
     if (directory / "index.json").is_file():
         return "index"
-    info = read_study(directory)
-    if info is not None:
-        return "reproduction" if info.get("kind") == "reproduce" else "study"
+    if (directory / "study.json").is_file():  # a run's report needs no study extra
+        from ..study.store import read_study
+
+        info = read_study(directory)
+        if info is not None:
+            return "reproduction" if info.get("kind") == "reproduce" else "study"
     if (directory / "summary.json").is_file():
         return "run"
     raise ScenarioError(str(directory), "", "no run (summary.json), study (study.json) or reproduction here")
@@ -64,6 +69,6 @@ def report(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None
         from .reproduction import add_index
 
         index = json.loads((d / "index.json").read_text(encoding="utf-8"))
-        page = Page("atmsim: every seed experiment reproduced")
+        page = Page("atmsim: every paper experiment reproduced")
         add_index(page, d, index)
     return page.write(target)

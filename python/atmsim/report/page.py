@@ -70,6 +70,16 @@ class Page:
         self.parts.append(f"<p{attr}>{html.escape(text)}</p>")
 
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[Any]], classes: Sequence[Sequence[str]] | None = None) -> None:
+        rows = [list(r) for r in rows]
+        # a float a million times smaller than the largest of its column is shown as 0: a queue
+        # of 3.4e-08 cells beside queues of hundreds is float noise to a reader, not a figure
+        for j in range(len(headers)):
+            floats = [abs(r[j]) for r in rows if j < len(r) and isinstance(r[j], float) and math.isfinite(r[j])]
+            big = max(floats, default=0.0)
+            if big > 0:
+                for r in rows:
+                    if j < len(r) and isinstance(r[j], float) and math.isfinite(r[j]) and abs(r[j]) < big * 1e-6:
+                        r[j] = 0.0
         out = ['<div class="wide"><table class="data"><thead><tr>']
         out += [f"<th>{html.escape(str(h))}</th>" for h in headers]
         out.append("</tr></thead><tbody>")

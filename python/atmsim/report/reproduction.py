@@ -77,7 +77,7 @@ def add_reproduction(page: Page, directory: Path) -> None:
     info = read_study(directory) or {}
     spec = info.get("spec") or {}
     page.text(f"Experiment {spec.get('experiment')}" + (" (--quick)" if spec.get("quick") else "")
-              + f"; atmsim {info.get('atmsim_version')}. Published values come from the seed's text or a formula "
+              + f"; atmsim {info.get('atmsim_version')}. Published values come from the paper's text or a formula "
               "on its parameters, never from our output; difference = ours - published.", "note")
     csv_path = directory / "comparison.csv"
     if csv_path.is_file():
@@ -114,7 +114,7 @@ def add_index(page: Page, directory: Path, index: dict[str, Any]) -> None:
         if e.get("error"):
             page.text(f"failed: {e['error']}", "not-held")
             continue
-        page.text(f"seed file: {e.get('seed_file')}; report: {e.get('dir')}/report.html", "note")
+        page.text(f"paper: {e.get('seed_file')}; report: {e.get('dir')}/report.html", "note")
         rows = [
             {**r, "published": _num(r.get("published")), "ours": _num(r.get("ours")), "difference": _num(r.get("difference")),
              "ours_sd": _num(r.get("spread"))}

@@ -54,6 +54,9 @@ def add_run(page: Page, result: Result, label: str = "") -> None:
     _entity_table(page, "TCP connections", tcp, TCP_COLUMNS)
 
     page.heading(prefix + "time series")
+    from ..plots import time_unit
+
+    unit, scale = time_unit(float(s.get("sim_time_s") or 0.0))  # as in the PNGs of the same run
     for name in result.series_names:
         table = result.schema(name)
         frame = result.series(name)
@@ -71,7 +74,7 @@ def add_run(page: Page, result: Result, label: str = "") -> None:
             fig = go.Figure()
             for k, group in frame.groupby(key, sort=True):
                 g = thin(group)
-                fig.add_trace(go.Scatter(x=g["time_s"].to_numpy(), y=g[col.name].to_numpy(), mode="lines", name=str(k)))
+                fig.add_trace(go.Scatter(x=g["time_s"].to_numpy() * scale, y=g[col.name].to_numpy(), mode="lines", name=str(k)))
             fig.update_layout(title=f"{prefix}{col.label or col.name} per {key} ({name})",
-                              xaxis_title="simulated time (s)", yaxis_title=col.axis_label)
+                              xaxis_title=f"simulated time ({unit})", yaxis_title=col.axis_label)
             page.figure(fig)

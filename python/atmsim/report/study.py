@@ -20,6 +20,54 @@ def _rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def curve_axes(grid: list[str], zipped: list[str]) -> list[tuple[str, list[str]]]:
+    """The sweep curves to draw: (x axis, the axes whose values tell the curves apart). Each grid
+    axis is an x axis, with one curve per value of the other grid axes and of the zipped axes;
+    the zipped axes, which move together, are one x axis (the first of them), so their points
+    make one curve per value of the grid axes instead of one point each."""
+    out = []
+    for x in grid:
+        out.append((x, [g for g in grid if g != x] + zipped[:1]))
+    if zipped:
+        out.append((zipped[0], list(grid)))
+    return out
+
+
+def _curves(go: Any, sub: pd.DataFrame, x: str, others: list[str], zipped: list[str], metric: str, confidence: float) -> Any:
+    """One figure: ``metric`` against ``x``, one curve (band = interval) per value of ``others``; a
+    curve of one point shows its interval as an error bar, a band needs two."""
+    fig = go.Figure()
+    groups = sub.groupby(others, sort=True, dropna=False) if others else [((), sub)]
+    for i, (key, g) in enumerate(groups):
+        g = g.sort_values(x)
+        color = _PALETTE[i % len(_PALETTE)]
+        key = key if isinstance(key, tuple) else (key,)
+        name = ", ".join(f"{o.removeprefix('set.')}={v}" for o, v in zip(others, key)) or metric
+        xs = g[x].tolist()
+        text = None
+        if zipped[1:]:
+            text = [", ".join(f"{z.removeprefix('set.')}={v}" for z, v in zip(zipped[1:], vals))
+                    for vals in zip(*(g[z].tolist() for z in zipped[1:]))]
+        if len(xs) > 1:
+            fig.add_trace(go.Scatter(x=xs + xs[::-1], y=g["high"].tolist() + g["low"].tolist()[::-1], fill="toself",
+                                     fillcolor=_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
+                                     showlegend=False, name=f"{name} interval"))
+            error = None
+        else:
+            error = dict(type="data", symmetric=False, array=(g["high"] - g["mean"]).tolist(),
+                         arrayminus=(g["mean"] - g["low"]).tolist(), color=color)
+        fig.add_trace(go.Scatter(x=xs, y=g["mean"], mode="lines+markers", name=name, line=dict(color=color),
+                                 error_y=error, text=text, customdata=list(zip(g["n"], g["low"], g["high"])),
+                                 hovertemplate="%{x}: %{y:.6g} [%{customdata[1]:.4g}, %{customdata[2]:.4g}] "
+                                               "(n=%{customdata[0]})" + (" %{text}" if text else "")))
+    label = x.removeprefix("set.")
+    if zipped[1:]:
+        label += " (zipped with " + ", ".join(z.removeprefix("set.") for z in zipped[1:]) + ")"
+    fig.update_layout(title=f"{metric} against {label} (band: {confidence:.0%} interval)", xaxis_title=label,
+                      yaxis_title=metric)
+    return fig
+
+
 def add_study(page: Page, directory: Path, info: dict[str, Any]) -> None:
     import plotly.graph_objects as go
 
@@ -40,6 +88,10 @@ def add_study(page: Page, directory: Path, info: dict[str, Any]) -> None:
     if spec.get("set"):
         page.table(["fixed key path", "value"], [[k, str(v)] for k, v in spec["set"].items()])
     metrics = list(spec.get("metrics") or [])
+    if metrics and not runs.empty:
+        from ..study.metrics import with_metrics
+
+        runs = with_metrics(runs, metrics)  # aggregates (sum(connections.*.X) ...) as columns
     if not metrics:
         page.text("No metrics were named (--metric): the run table is below; 'atmsim results query' reads it all.", "note")
     params = [param_column(k) for k, _ in axes]
@@ -51,6 +103,8 @@ def add_study(page: Page, directory: Path, info: dict[str, Any]) -> None:
         cols = [*params, "metric", "n", "failed", "mean", "sd", "half_width", "low", "high", "rel_half_width"]
         page.table([c.removeprefix("set.") for c in cols], points[cols].itertuples(index=False))  # type: ignore[arg-type]
         page.heading("Sweep curves")
+        grid = [param_column(k) for k in spec.get("grid") or {} if param_column(k) in runs.columns]
+        zipped = [param_column(k) for k in spec.get("zip") or {} if param_column(k) in runs.columns]
         for metric in metrics:
             sub = points[points["metric"] == metric]
             if not params:
@@ -58,25 +112,8 @@ def add_study(page: Page, directory: Path, info: dict[str, Any]) -> None:
                 fig.update_layout(title=f"{metric}: mean with {confidence:.0%} interval", yaxis_title=metric)
                 page.figure(fig)
                 continue
-            for x in params:
-                others = [p for p in params if p != x]
-                fig = go.Figure()
-                groups = sub.groupby(others, sort=True) if others else [((), sub)]
-                for i, (key, g) in enumerate(groups):
-                    g = g.sort_values(x)
-                    color = _PALETTE[i % len(_PALETTE)]
-                    key = key if isinstance(key, tuple) else (key,)
-                    name = ", ".join(f"{o.removeprefix('set.')}={v}" for o, v in zip(others, key)) or metric
-                    xs = g[x].tolist()
-                    fig.add_trace(go.Scatter(x=xs + xs[::-1], y=g["high"].tolist() + g["low"].tolist()[::-1], fill="toself",
-                                             fillcolor=_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-                                             showlegend=False, name=f"{name} interval"))
-                    fig.add_trace(go.Scatter(x=xs, y=g["mean"], mode="lines+markers", name=name, line=dict(color=color),
-                                             customdata=list(zip(g["n"], g["half_width"])),
-                                             hovertemplate="%{x}: %{y:.6g} +- %{customdata[1]:.3g} (n=%{customdata[0]})"))
-                fig.update_layout(title=f"{metric} against {x.removeprefix('set.')} (band: {confidence:.0%} interval)",
-                                  xaxis_title=x.removeprefix("set."), yaxis_title=metric)
-                page.figure(fig)
+            for x, others in curve_axes(grid, zipped):
+                page.figure(_curves(go, sub, x, others, zipped if x in zipped else [], metric, confidence))
     failed = runs[runs["status"] != "ok"] if not runs.empty else runs
     if not failed.empty:
         page.heading("Failed runs")

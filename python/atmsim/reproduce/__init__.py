@@ -1,4 +1,4 @@
-"""Reproduction of the seed documents' experiments: ``atmsim reproduce EXPERIMENT``.
+"""Reproduction of the source papers' experiments: ``atmsim reproduce EXPERIMENT``.
 
 An *experiment* (one per seed study, e.g. ``seed003``) is
 
@@ -66,6 +66,8 @@ __all__ = [
     "Report",
     "EXPERIMENT_MODULES",
     "experiment_names",
+    "public_name",
+    "public_names",
     "get_experiment",
     "load_reference",
     "scenarios_dir",
@@ -92,6 +94,18 @@ def experiment_names() -> list[str]:
     return [_module(m).EXPERIMENT.name for m in EXPERIMENT_MODULES]
 
 
+def public_name(name: str) -> str:
+    """The name users see: ``paperNNN`` for the experiment ``seedNNN`` of source paper NNN
+    (``../shared/seeds/``; "seed 003" read like a random seed, issue 29). Others unchanged."""
+    if len(name) == 7 and name.startswith("seed") and name[4:].isdigit():
+        return "paper" + name[4:]
+    return name
+
+
+def public_names() -> list[str]:
+    return [public_name(n) for n in experiment_names()]
+
+
 def _module(name: str) -> Any:
     return importlib.import_module(f"{__name__}.{name}")
 
@@ -100,9 +114,9 @@ def get_experiment(name: str) -> Experiment:
     """The registered experiment called ``name`` (raises ``ScenarioError`` if there is none)."""
     for m in EXPERIMENT_MODULES:
         exp = _module(m).EXPERIMENT
-        if exp.name == name:
+        if name in (exp.name, public_name(exp.name)):
             return exp
-    raise ScenarioError("", "", f"no experiment named {name!r}; available: {', '.join(experiment_names())}")
+    raise ScenarioError("", "", f"no experiment named {name!r}; available: {', '.join(public_names())}")
 
 
 def default_out(name: str) -> Path:
@@ -137,6 +151,7 @@ def reproduce(
 
     started = time.perf_counter()
     exp = get_experiment(name)
+    name = exp.name  # paperNNN and seedNNN are one experiment (one store identity)
     specs = list(runs) if runs is not None else exp.runs(quick)
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
@@ -188,7 +203,7 @@ def _report_markdown(
         "",
         f"Source: `../shared/seeds/{exp.seed_file}`"
         + (f" ({reference['source']})" if isinstance(reference.get("source"), str) else "")
-        + ". Published values come from the seed's text or from a formula evaluated on the seed's "
+        + ". Published values come from the paper's text or from a formula evaluated on the paper's "
         "parameters (never from our own output); `difference` is ours - published.",
         "",
         markdown_table(report.rows),

@@ -208,19 +208,14 @@ def _format(x: Any, digits: int = 3, signed: bool = False) -> str:
     return str(x)
 
 
-def format_table(rows: Sequence[Row], columns: Sequence[str] = COLUMNS, source_width: int | None = 60) -> str:
+def format_table(rows: Sequence[Row], columns: Sequence[str] = COLUMNS, source_width: int | None = 32) -> str:
     """Plain-text table of the rows (for the terminal; sources shortened to ``source_width``
     characters, in full in report.md and comparison.csv)."""
+    from ..tables import render
+
     cells = [r.cells(source_width) for r in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = {2, 3, 4}
-
-    def line(items: Sequence[str]) -> str:
-        return "  ".join(
-            (s.rjust(w) if i in numeric else s.ljust(w)) for i, (s, w) in enumerate(zip(items, widths))
-        ).rstrip()
-
-    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
+    # at most 100 columns: the quantity, run and source wrap (atmsim.tables)
+    return render(columns, cells, numeric=[2, 3, 4], wrap={0: 24, 1: 16, 2: 12, 3: 12, 4: 10, len(columns) - 1: 16})
 
 
 def markdown_table(rows: Sequence[Row], columns: Sequence[str] = COLUMNS) -> str:

@@ -318,7 +318,7 @@ METHOD = f"""
 
 EXPERIMENT = Experiment(
     name="seed000",
-    title="seed000: TCP over ABR with long-range-dependent VBR video background, terrestrial and satellite (seed 000, ATM Forum/97-0177R2)",
+    title="paper000: TCP over ABR with long-range-dependent VBR video background, terrestrial and satellite (paper 000, ATM Forum/97-0177R2)",
     seed_file="000_9e5f1b39d9e0c9b2.txt",
     runs=runs,
     compare=compare,

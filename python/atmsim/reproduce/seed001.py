@@ -252,7 +252,7 @@ def _method() -> str:
 
 EXPERIMENT = Experiment(
     name="seed001",
-    title="Seed 001: transport flow control over trans-Atlantic and LAN ATM (Tables 9-20, Figures 12-28)",
+    title="paper001: transport flow control over trans-Atlantic and LAN ATM (Tables 9-20, Figures 12-28)",
     seed_file=SEED,
     runs=runs,
     compare=compare,

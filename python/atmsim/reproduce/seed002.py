@@ -248,7 +248,7 @@ have not found a reading of them that closes the gap and did not tune one: cause
 
 EXPERIMENT = Experiment(
     name="seed002",
-    title="seed002: TCP/IP over ABR and UBR over satellite networks: switch queues (seed 002, OSU slides)",
+    title="paper002: TCP/IP over ABR and UBR over satellite networks: switch queues (paper 002, OSU slides)",
     seed_file="002_f3fdcbb887599c6c.txt",
     runs=runs,
     compare=compare,

@@ -416,7 +416,7 @@ def _by_nrm(results: Mapping[str, Result], specs: Sequence[RunSpec], conn: str, 
 
 EXPERIMENT = Experiment(
     name="seed003",
-    title="seed003: effect of the RM cell interval (Nrm) on ABR feedback (seed 003, ATM Forum/98-0807)",
+    title="paper003: effect of the RM cell interval (Nrm) on ABR feedback (paper 003, ATM Forum/98-0807)",
     seed_file="003_292a67b7518dce36.txt",
     runs=runs,
     compare=compare,

@@ -420,7 +420,7 @@ METHOD = f"""
   streams claim: one count per configuration) has no row.
 - **Traces**: the synthetic MPEG-1 / JPEG / MPEG-2 model of the seed's clip (`atmsim.synth`,
   docs/video.md), each stream from its own random offset.
-- **Hosts**: the receiving host has the host model (docs/hosts.md, the section on seed 004's
+- **Hosts**: the receiving host has the host model (docs/hosts.md, the section on paper 004's
   receiving host): the `seed004` preset's receive, read and per-byte costs (our readings: no published
   measurement of the RS/6000's UDP path was found) and one datagram socket of 41,600 B (AIX's
   default `udp_recvspace`) for every stream, read by one process: "the receiving host receives
@@ -443,7 +443,7 @@ count, where the seed's grow with the count and are smaller on the Cisco; withou
 
 EXPERIMENT = Experiment(
     name="seed004",
-    title="seed004: VBR video over two ATM switch architectures: frame loss and delayed frames (seed 004, Figures 6-9)",
+    title="paper004: VBR video over two ATM switch architectures: frame loss and delayed frames (paper 004, Figures 6-9)",
     seed_file="004_a04ec9171cbd6bc6.txt",
     runs=runs,
     compare=compare,

@@ -7,7 +7,10 @@ See docs/study.md.
 from __future__ import annotations
 
 import copy
+import json
+import logging
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +19,13 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ScenarioError
+from ..extras import require
+
+require("study", "atmsim.study")  # DuckDB and scipy: one line naming the extra, not an ImportError
+
 from .execute import DaskExecutor, LocalExecutor, Task, make_executor
 from .runner import Progress, run_id_of, run_tasks
-from .spec import Axis, StudySpec, derive_seed, is_study_file, load_study_file, parse_values
+from .spec import Axis, Point, StudySpec, derive_seed, is_study_file, load_study_file, parse_values
 from .stats import point_table, t_interval
 from .store import Store, query, read_study, results
 
@@ -39,6 +46,8 @@ __all__ = [
 ]
 
 STUDY_KIND = "sweep"
+
+log = logging.getLogger("atmsim.study")
 
 
 def param_column(key: str) -> str:
@@ -114,12 +123,17 @@ def plan_tasks(spec: StudySpec, store_dir: Path, counts: Mapping[int, int] | Non
     """The runs of the study: every point x replications 0..n-1 (``counts`` gives n per point;
     default ``spec.replications``). Each point is validated (``ScenarioError`` on bad input);
     replication r of every point has seed ``derive_seed(spec.seed, r)``."""
-    from ..scenario import apply_overrides, check_document, load_scenario
+    from ..scenario import apply_overrides
 
     tasks = []
+    seen: set[str] = set()
     for point in spec.points():
-        doc, prov = load_scenario(spec.scenario, spec.fixed, validate=False, extra_overrides=[("--grid", dict(point.params))])
-        check_document(doc, prov)
+        doc, prov, kept = point_document(spec, point.params)
+        same = json.dumps(kept, sort_keys=True, default=str)
+        if same in seen:
+            continue  # the same runs as an earlier point once a key that did not apply was left out
+        seen.add(same)
+        point = Point(point.index, kept)
         n = (counts or {}).get(point.index, spec.replications)
         for r in range(n):
             seed = derive_seed(spec.seed, r)
@@ -131,8 +145,53 @@ def plan_tasks(spec: StudySpec, store_dir: Path, counts: Mapping[int, int] | Non
     return tasks
 
 
+#: how the core says that a key does not apply to another key's choice
+_INAPPLICABLE = re.compile(r"\bonly used with\b|\bused only with\b")
+
+
+def point_document(spec: StudySpec, params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """The validated document of a grid point: ``(doc, provenance, the point's keys kept)``.
+
+    A key of the point (or a ``set`` key) that the scenario rejects as not applying to another
+    key's choice ("only used with discard = ..."), while another axis varies, is left out of that
+    point: a study can cross ``discard = ["tail", "epd"]`` with ``epd_threshold_cells``, the
+    threshold being ignored at the tail-drop points (their ``set.`` column empty), and points
+    that become the same are run once (``plan_tasks``). Any other problem raises."""
+    from ..scenario import SET, check_document, load_scenario
+
+    kept = dict(params)
+    fixed = dict(spec.fixed)
+    axes = {a.key for a in spec.axes}
+    while True:
+        layers = [(f"{SET} {k}", {k: v}) for k, v in fixed.items()] + [(f"--grid {k}", {k: v}) for k, v in kept.items()]
+        try:
+            doc, prov = load_scenario(spec.scenario, None, validate=False, extra_overrides=layers)
+            check_document(doc, prov)
+            return doc, prov, kept
+        except ScenarioError as e:
+            label, _, key = e.file.partition(" ")
+            others = axes - {key}
+            if key and others and _INAPPLICABLE.search(e.message):
+                if label == "--grid" and key in kept:
+                    del kept[key]
+                    continue
+                if label == SET and key in fixed:
+                    del fixed[key]
+                    continue
+            if key and label in ("--grid", SET):
+                raise ScenarioError(label, e.path, e.message) from None
+            raise
+
+
 def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
-    missing = [m for m in spec.metrics if m not in row]
+    from .metrics import check_metric, is_aggregate
+
+    for m in spec.metrics:
+        if is_aggregate(m):
+            why = check_metric(m, row)
+            if why:
+                raise ScenarioError(spec.where or "--metric", m, why)
+    missing = [m for m in spec.metrics if m not in row and not is_aggregate(m)]
     if missing:
         m = missing[0]
         head = m.rsplit(".", 1)[0]
@@ -195,7 +254,8 @@ def sweep(
                 _check_metrics(spec, {k: v for k, v in ok.iloc[0].items() if not pd.isna(v)})
         store = Store.open(target, STUDY_KIND, identity, spec.as_dict(), force=force, writes=("points.csv",))
         stored = store.done_ids()
-        counts = {p.index: spec.replications for p in spec.points()}
+        live = {t.meta["point"] for t in tasks}  # points left out as the same as an earlier one have no runs
+        counts = {p.index: spec.replications for p in spec.points() if p.index in live}
         if spec.adaptive and stored:
             # replications an earlier session of the study added belong to it
             have = results(store.dir, "SELECT point, max(replication) + 1 AS n FROM runs GROUP BY point")
@@ -203,6 +263,8 @@ def sweep(
                 if int(point) in counts:
                     counts[int(point)] = min(max(counts[int(point)], int(n)), spec.max_replications or int(n))
             tasks = plan_tasks(spec, store.dir, counts)
+        log.debug("%s: %d points, %d runs (%d stored already) on %s", store.dir, spec.point_count(), len(tasks),
+                  sum(t.run_id in stored for t in tasks), executor.describe())
         bar = Progress(len(tasks), sum(t.run_id in stored for t in tasks), progress)
         problem: list[ScenarioError] = []
 
@@ -253,14 +315,17 @@ def _more_replications(spec: StudySpec, table: pd.DataFrame, counts: Mapping[int
     """Points whose interval of the ``until`` metric is still too wide: their new replication
     count, from n * (rel half-width / target)^2, at least one more, at most the cap."""
     assert spec.until_metric is not None and spec.until_rel_half_width is not None and spec.max_replications
+    from .metrics import bounds, with_metrics
+
     more: dict[int, int] = {}
+    table = with_metrics(table, [spec.until_metric])
     ok = table[table["status"] == "ok"] if not table.empty else table
     for point, n in counts.items():
         if n >= spec.max_replications:
             continue
         rows = ok[ok["point"] == point] if not ok.empty else ok
         values = rows[spec.until_metric].tolist() if spec.until_metric in rows.columns else []
-        ci = t_interval(values, spec.confidence)
+        ci = t_interval(values, spec.confidence, bounds(spec.until_metric))
         rel = ci["rel_half_width"]
         if ci["n"] >= 2 and rel == rel and rel < spec.until_rel_half_width:
             continue

@@ -196,6 +196,10 @@ class DaskExecutor:
     def connect(self) -> None:
         import logging
 
+        from ..extras import require
+
+        require("dask", "--dask")
+
         from distributed import Client, LocalCluster
 
         logging.getLogger("distributed").setLevel(logging.ERROR)
