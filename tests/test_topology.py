@@ -65,10 +65,11 @@ def test_parking_lot_upstream_link_bottleneck_and_transient_oracles() -> None:
     assert lb["s1"] == pytest.approx(c / 4) and lb["s3"] == pytest.approx(c / 2)
     doc = T.chain_transient(3)
     end = T.max_min(doc)
-    assert set(end) == {"long", "x2"} and end["long"] == pytest.approx(c / 2)
+    assert set(end) == {"long", "x1_1", "x2_1", "x2_2"} and end["long"] == pytest.approx(c / 3)
+    assert end["x1_1"] == pytest.approx(2 * c / 3)
     assert T.max_min(doc, at=0.1) == {"long": pytest.approx(c)}
     both = T.max_min(doc, at=doc["run"]["duration_s"] * 0.5)
-    assert set(both) == {"long", "x1", "x2", "x3"} and both["x1"] == pytest.approx(c / 2)
+    assert len(both) == 7 and both["long"] == pytest.approx(c / 4) and both["x2_1"] == pytest.approx(3 * c / 8)
     assert T.max_min(T.gfc2(scheme="erica+"))["H1"] == pytest.approx(52.5)
 
 

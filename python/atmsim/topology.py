@@ -364,25 +364,29 @@ def link_bottleneck(*, rate_mbps: float = OC3, bottleneck_fraction: float = 0.5,
 def chain_transient(n: int = 3, *, rate_mbps: float = OC3, distance: str = "wan", traffic: str = "persistent",
                     scheme: str | Mapping[str, Any] = "erica", duration_s: float | None = None, seed: int = 1,
                     buffer_cells: int | None = None, icr_mbps: float | None = 10.0) -> dict[str, Any]:
-    """Chain transient: switches S1..S{n+1}; ``long`` crosses every trunk from the start; on each
-    trunk k a cross connection ``xk`` joins at 25 % of the run, and the odd-numbered ones leave at
-    60 % (TCP sources only join: a TCP source has no stop time). The oracle's rates are those of the last phase (``max_min(doc)`` counts the sources
-    active at the end); each phase's rates are ``max_min(doc, at=t)``.
+    """Chain transient: switches S1..S{n+1}; ``long`` crosses every trunk from the start; trunk k
+    gets k cross connections ``xk_1..xk_k``, which join at 25 % of the run; those of the last
+    trunk leave at 60 % (TCP sources only join: a TCP source has no stop time). Max-min: alone,
+    ``long`` has the whole rate C; with everyone, C / (n + 1) (the last trunk), trunk k's cross
+    connections (C - C / (n + 1)) / k; after the last trunk's leave, ``long`` rises to C / n.
+    ``max_min(doc)`` gives the last phase (the sources active at the end), ``max_min(doc, at=t)``
+    any phase.
 
     Source: the transient configurations of the ATM Forum work (sources that start and stop;
     seed 003's Figure 4 two-source transient, ATM Forum/98-0807), extended to a chain; times and
     sizes are our choice.
     """
     net = _Net(f"atmsim topology: chain transient of {n} trunks ({distance}; {traffic} sources): `long` crosses "
-               "them all from the start; cross connection xk on trunk k joins at 25% of the run and the odd "
-               "ones leave at 60%.", **_common(locals()))
+               "them all from the start; trunk k gets k cross connections xk_j, joining at 25% of the run; the last "
+               "trunk's leave at 60%.", **_common(locals()))
     duration = net.doc["run"]["duration_s"]
     names = [f"S{i}" for i in range(1, n + 2)]
     _chain_switches(net, names, [rate_mbps] * n)
     net.connection("long", names)
     join, leave = round(0.25 * duration, 9), round(0.6 * duration, 9)
     for k in range(1, n + 1):
-        net.connection(f"x{k}", names[k - 1:k + 1], start_s=join, stop_s=leave if k % 2 else None)
+        for j in range(1, k + 1):
+            net.connection(f"x{k}_{j}", names[k - 1:k + 1], start_s=join, stop_s=leave if k == n else None)
     return net.done()
 
 

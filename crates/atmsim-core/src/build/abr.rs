@@ -2,10 +2,11 @@
 //! segment between VS/VD switches, or one loop each way) and the ABR parameters, feeds and
 //! switch schemes from their scenario sections.
 
+use crate::abr::switch::{Aprc, Capc, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate};
 use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
 use crate::build::*;
-use crate::host::abr_end::{AbrEnd, Above};
+use crate::host::abr_end::{Above, AbrEnd};
 use crate::host::AnySource;
 use crate::net::*;
 use crate::scenario::{
@@ -76,10 +77,7 @@ impl Builder<'_> {
         );
         let end = |route: &[String], s: &SourceSpec| {
             let (feed, above) = abr_feeder(source_app(s, 0.0), s);
-            let mut a = AbrSource::new(
-                abr_params(abr, self.first_rate(route), 2 * one_way),
-                feed,
-            );
+            let mut a = AbrSource::new(abr_params(abr, self.first_rate(route), 2 * one_way), feed);
             a.turnaround = true;
             AnySource::Abr(Box::new(AbrEnd::source(a, above)))
         };
@@ -154,7 +152,10 @@ impl Builder<'_> {
             let src = endpoints.len();
             endpoints.push(self.endpoint(
                 fwd,
-                AnySource::Abr(Box::new(AbrEnd::source(AbrSource::new(params, feed), above))),
+                AnySource::Abr(Box::new(AbrEnd::source(
+                    AbrSource::new(params, feed),
+                    above,
+                ))),
                 format!("{key}.source"),
             ));
             let dst = endpoints.len();
@@ -266,8 +267,8 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
     };
     match a.scheme {
         SchemeKind::None => PortScheme::None,
-        SchemeKind::Efci => PortScheme::Efci(th()),
-        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
+        SchemeKind::Efci => PortScheme::Efci(Efci(th())),
+        SchemeKind::RelativeRate => PortScheme::RelativeRate(RelativeRate(th())),
         SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
             plus: a.scheme == SchemeKind::EricaPlus,
             target_utilization: a.target_utilization,
@@ -284,5 +285,46 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             qdlf: a.qdlf,
             ..Default::default()
         })),
+        SchemeKind::Eprca => PortScheme::Eprca(Box::new(eprca(a))),
+        SchemeKind::Aprc => PortScheme::Aprc(Box::new(Aprc {
+            core: eprca(a),
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Capc => PortScheme::Capc(Box::new(Capc {
+            target_utilization: a.target_utilization,
+            rup: a.rup.unwrap_or(0.1),
+            rdn: a.rdn.unwrap_or(0.8),
+            eru: a.eru.unwrap_or(1.5),
+            erf: a.erf.unwrap_or(0.5),
+            qt: a.qt_cells.unwrap_or(500) as u32,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Osu => PortScheme::Osu(Box::new(Osu {
+            target_utilization: a.target_utilization,
+            delta: a.delta,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Phantom => PortScheme::Phantom(Box::new(Phantom {
+            uf: a.uf.unwrap_or(1.0),
+            av: a.av.unwrap_or(1.0 / 16.0),
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+    }
+}
+
+/// EPRCA's parameters (also APRC's core) with the defaults of `abr/switch/eprca.rs`.
+fn eprca(a: &AbrSchemeSpec) -> Eprca {
+    Eprca {
+        av: a.av.unwrap_or(1.0 / 16.0),
+        dpf: a.dpf.unwrap_or(7.0 / 8.0),
+        erf: a.erf.unwrap_or(15.0 / 16.0),
+        mrf: a.mrf.unwrap_or(0.25),
+        qt: a.qt_cells.unwrap_or(100) as u32,
+        dqt: a.dqt_cells.unwrap_or(500) as u32,
+        ..Default::default()
     }
 }
