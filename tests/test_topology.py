@@ -84,6 +84,20 @@ def test_oracle_counts_non_abr_load_and_demands() -> None:
     assert math.isclose(T.scheme_target({"scheme": "erica", "target_utilization": 0.8}), 0.8)
 
 
+@pytest.mark.parametrize("kind", sorted(T.CONFIGURATIONS))
+@pytest.mark.parametrize("traffic", ["mix", "ubr", "video"])
+def test_configurations_take_the_new_mixes(kind: str, traffic: str) -> None:
+    doc = T.generate(kind, distance="lan", traffic=traffic, duration_s=0.01)
+    atmsim.run(doc)
+    if traffic == "mix":
+        cats = [c["category"] for c in doc["connections"]]
+        assert cats[:3] == ["abr", "ubr", "rt-vbr"] and set(cats) <= {"abr", "ubr", "rt-vbr", "cbr"}
+
+
+def test_topology_is_part_of_the_api() -> None:
+    assert atmsim.topology is T
+
+
 def _atmsim(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "atmsim", *args], capture_output=True, text=True, timeout=120)
 
@@ -108,6 +122,9 @@ def test_atmsim_new_options() -> None:
     assert sum(n["kind"] == "switch" for n in doc["nodes"]) == 6
     assert {n["abr"]["scheme"] for n in doc["nodes"] if n["kind"] == "switch"} == {"capc"}
     assert {c["source"]["kind"] for c in doc["connections"]} == {"tcp"}
+    assert p.stdout.splitlines()[0] == "# Written by: atmsim new parking-lot --scheme capc --traffic tcp --switches 6"
+    ubr = tomllib.loads(_atmsim("new", "dumbbell", "--traffic", "ubr").stdout)
+    assert not any("abr" in n for n in ubr["nodes"]), "no ABR connection: no scheme tables"
     bad = _atmsim("new", "gfc2", "-n", "3")
     assert bad.returncode == 2 and "does not apply" in bad.stderr
     bad = _atmsim("new", "gfc2", "--rate", "100")

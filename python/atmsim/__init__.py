@@ -37,6 +37,10 @@ def __getattr__(name: str) -> Any:
         from .study import sweep as value
     elif name == "results":
         from .study import results as value
+    elif name == "topology":  # a submodule: ``from . import`` would come back here
+        import importlib
+
+        value = importlib.import_module("atmsim.topology")
     else:
         raise AttributeError(f"module 'atmsim' has no attribute {name!r}")
     globals()[name] = value

@@ -4,7 +4,6 @@ output; the work is in ``atmsim.topology`` and ``atmsim.abrsuite``. ``cli.py`` o
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Any
 
 import click
@@ -18,9 +17,20 @@ Examples:
   atmsim new dumbbell -n 8 --traffic mix > mix.toml && atmsim run mix.toml"""
 
 
-def _header(kind: str, argv: list[str], doc: dict[str, Any]) -> list[str]:
+def _command_line(kind: str, options: dict[str, Any]) -> str:
+    """The ``atmsim new`` command that writes this scenario (its options as given)."""
+    flags = {"n": "--switches", "n_upstream": "--switches", "rate_mbps": "--rate", "duration_s": "--duration",
+             "buffer_cells": "--buffer"}
+    parts = ["atmsim new", kind]
+    for key, value in options.items():
+        if value is not None:
+            parts += [flags.get(key, "--" + key.replace("_", "-")), str(value)]
+    return " ".join(parts)
+
+
+def _header(kind: str, command: str, doc: dict[str, Any]) -> list[str]:
     text = inspect.getdoc(topology.KINDS[kind]) or ""
-    lines = [f"Written by: atmsim new {' '.join(argv)}".rstrip(), ""]
+    lines = [f"Written by: {command}", ""]
     lines += text.splitlines()
     rates = topology.max_min(doc)
     if rates:
@@ -65,7 +75,7 @@ def new_cmd(kind: str, switches: int | None, **options: Any) -> None:
         doc = topology.generate(kind, **options)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    click.echo(topology.to_toml(doc, _header(kind, sys.argv[2:] if len(sys.argv) > 2 else [kind], doc)), nl=False)
+    click.echo(topology.to_toml(doc, _header(kind, _command_line(kind, options), doc)), nl=False)
 
 
 SUITE_EXAMPLES = """\b

@@ -146,7 +146,9 @@ class _Net:
         self._host_link(src, switches[0], access_mbps, True)
         self._host_link(dst, switches[-1], access_mbps, False)
         conn = {"name": name, "route": [src, *switches, dst]}
-        conn.update(_traffic(traffic or self.traffic, access_mbps, self._rtt_s(len(switches))))
+        if traffic is None:
+            traffic = _mix(self.traffic, len(self.doc["connections"]) + 1)[-1]
+        conn.update(_traffic(traffic, access_mbps, self._rtt_s(len(switches))))
         if start_s or stop_s is not None:
             conn["source"]["start_s"] = start_s
             if stop_s is not None and conn["source"]["kind"] != "tcp":  # a TCP source has no stop time
@@ -162,6 +164,9 @@ class _Net:
         return 2 * one_way
 
     def done(self) -> dict[str, Any]:
+        if not any(c["category"] == "abr" for c in self.doc["connections"]):
+            for node in self.doc["nodes"]:
+                node.pop("abr", None)  # no ABR connection: no scheme to show
         rates = max_min(self.doc)
         if rates:
             shown = ", ".join(f"{k} {v:.3f}" for k, v in rates.items())
