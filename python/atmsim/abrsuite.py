@@ -64,6 +64,7 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "capc": T.scheme_table("capc"),
     "osu": T.scheme_table("osu"),
     "phantom": T.scheme_table("phantom"),
+    "charny": T.scheme_table("charny"),
 }
 #: every switch port's buffer in the suite, cells (our choice: about 60 ms at 155 Mb/s)
 BUFFER_CELLS = 20_000

@@ -2,7 +2,9 @@
 //! segment between VS/VD switches, or one loop each way) and the ABR parameters, feeds and
 //! switch schemes from their scenario sections.
 
-use crate::abr::switch::{Aprc, Capc, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate};
+use crate::abr::switch::{
+    Aprc, Capc, Charny, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate,
+};
 use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
 use crate::build::*;
@@ -10,8 +12,10 @@ use crate::host::abr_end::{Above, AbrEnd};
 use crate::host::AnySource;
 use crate::net::*;
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CcrSource, ConnectionSpec, EricaVariant, SchemeKind, SourceKind,
-    SourceSpec,
+    default_av, default_capc_erf, default_capc_qt_cells, default_dpf, default_dqt_cells,
+    default_eprca_erf, default_eprca_qt_cells, default_eru, default_mrf, default_rdn, default_rup,
+    default_uf, AbrSchemeSpec, AbrSpec, CcrSource, ConnectionSpec, EricaVariant, SchemeKind,
+    SourceKind, SourceSpec,
 };
 use crate::sim::*;
 use crate::time::*;
@@ -293,11 +297,11 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
         })),
         SchemeKind::Capc => PortScheme::Capc(Box::new(Capc {
             target_utilization: a.target_utilization,
-            rup: a.rup.unwrap_or(0.1),
-            rdn: a.rdn.unwrap_or(0.8),
-            eru: a.eru.unwrap_or(1.5),
-            erf: a.erf.unwrap_or(0.5),
-            qt: a.qt_cells.unwrap_or(500) as u32,
+            rup: a.rup.unwrap_or(default_rup()),
+            rdn: a.rdn.unwrap_or(default_rdn()),
+            eru: a.eru.unwrap_or(default_eru()),
+            erf: a.erf.unwrap_or(default_capc_erf()),
+            qt: a.qt_cells.unwrap_or(default_capc_qt_cells()) as u32,
             meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
             ..Default::default()
         })),
@@ -307,9 +311,14 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
             ..Default::default()
         })),
+        SchemeKind::Charny => PortScheme::Charny(Box::new(Charny {
+            target_utilization: a.target_utilization,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
         SchemeKind::Phantom => PortScheme::Phantom(Box::new(Phantom {
-            uf: a.uf.unwrap_or(1.0),
-            av: a.av.unwrap_or(1.0 / 16.0),
+            uf: a.uf.unwrap_or(default_uf()),
+            av: a.av.unwrap_or(default_av()),
             meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
             ..Default::default()
         })),
@@ -319,12 +328,12 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
 /// EPRCA's parameters (also APRC's core) with the defaults of `abr/switch/eprca.rs`.
 fn eprca(a: &AbrSchemeSpec) -> Eprca {
     Eprca {
-        av: a.av.unwrap_or(1.0 / 16.0),
-        dpf: a.dpf.unwrap_or(7.0 / 8.0),
-        erf: a.erf.unwrap_or(15.0 / 16.0),
-        mrf: a.mrf.unwrap_or(0.25),
-        qt: a.qt_cells.unwrap_or(100) as u32,
-        dqt: a.dqt_cells.unwrap_or(500) as u32,
+        av: a.av.unwrap_or(default_av()),
+        dpf: a.dpf.unwrap_or(default_dpf()),
+        erf: a.erf.unwrap_or(default_eprca_erf()),
+        mrf: a.mrf.unwrap_or(default_mrf()),
+        qt: a.qt_cells.unwrap_or(default_eprca_qt_cells()) as u32,
+        dqt: a.dqt_cells.unwrap_or(default_dqt_cells()) as u32,
         ..Default::default()
     }
 }

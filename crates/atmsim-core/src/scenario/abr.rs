@@ -38,6 +38,9 @@ pub enum SchemeKind {
     /// Phantom (Afek, Mansour, Ostfeld): the unused capacity as one more session.
     #[serde(rename = "phantom")]
     Phantom,
+    /// Charny's consistent marking (Charny, Clark, Jain, ICC 1995): the max-min advertised rate.
+    #[serde(rename = "charny")]
+    Charny,
 }
 
 /// ERICA variants (SPEC-ABR.md): "basic" uses steps 8, 9 and 13; "maxalloc" adds 10-12.
@@ -65,14 +68,15 @@ pub enum CcrSource {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbrSchemeSpec {
-    /// "erica", "erica+", "efci", "rr", "eprca", "aprc", "capc", "osu", "phantom" or "none"
+    /// "erica", "erica+", "efci", "rr", "eprca", "aprc", "capc", "osu", "phantom", "charny" or "none"
     /// (docs/abr-schemes.md).
     pub scheme: SchemeKind,
-    /// ERICA, CAPC, OSU: target utilization of the ABR capacity, in (0, 1] (default 0.9).
+    /// ERICA, CAPC, OSU, Charny: target utilization of the ABR capacity, in (0, 1] (default 0.9).
     #[serde(default = "default_target_utilization")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub target_utilization: f64,
-    /// ERICA/ERICA+, APRC, CAPC, OSU, Phantom: averaging interval, seconds (> 0, default 0.005).
+    /// ERICA/ERICA+, APRC, CAPC, OSU, Phantom, Charny: averaging interval, seconds (> 0, default
+    /// 0.005).
     #[serde(default = "default_interval_s")]
     #[schemars(range(min = 1e-6, max = 1e3))]
     pub interval_s: f64,
@@ -180,6 +184,55 @@ pub struct AbrSchemeSpec {
     #[serde(default = "default_vs_drain_s")]
     #[schemars(range(min = 0.0, max = 1e3))]
     pub vs_drain_s: f64,
+}
+
+/// EPRCA / APRC: averaging factor AV of MACR (Jain's 1996 survey); Phantom's too (our choice).
+pub(crate) fn default_av() -> f64 {
+    1.0 / 16.0
+}
+/// EPRCA / APRC: down-pressure factor DPF.
+pub(crate) fn default_dpf() -> f64 {
+    7.0 / 8.0
+}
+/// EPRCA / APRC: explicit reduction factor ERF.
+pub(crate) fn default_eprca_erf() -> f64 {
+    15.0 / 16.0
+}
+/// EPRCA / APRC: major reduction factor MRF.
+pub(crate) fn default_mrf() -> f64 {
+    0.25
+}
+/// EPRCA: congestion threshold QT, cells (our choice).
+pub(crate) fn default_eprca_qt_cells() -> i64 {
+    100
+}
+/// EPRCA / APRC: heavy-congestion threshold DQT, cells (our choice).
+pub(crate) fn default_dqt_cells() -> i64 {
+    500
+}
+/// CAPC: increase gain Rup (the top of the survey's range 0.025-0.1).
+pub(crate) fn default_rup() -> f64 {
+    0.1
+}
+/// CAPC: decrease gain Rdn (the top of the survey's range 0.2-0.8).
+pub(crate) fn default_rdn() -> f64 {
+    0.8
+}
+/// CAPC: largest increase factor per interval ERU.
+pub(crate) fn default_eru() -> f64 {
+    1.5
+}
+/// CAPC: smallest decrease factor per interval ERF.
+pub(crate) fn default_capc_erf() -> f64 {
+    0.5
+}
+/// CAPC: CI above this queue, cells (our choice).
+pub(crate) fn default_capc_qt_cells() -> i64 {
+    500
+}
+/// Phantom: utilization factor UF.
+pub(crate) fn default_uf() -> f64 {
+    1.0
 }
 
 pub(crate) fn default_vs_drain_s() -> f64 {

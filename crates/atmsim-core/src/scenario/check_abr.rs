@@ -4,10 +4,11 @@
 
 use super::check_util::{non_negative, positive, positive_int, Res, ScenarioError};
 use super::{
-    default_delta, default_erica_plus_a, default_erica_plus_b, default_interval_s,
-    default_one_feedback_per_interval, default_qdlf, default_t0_us, default_target_utilization,
-    default_vs_drain_s, AbrSchemeSpec, AbrSpec, Category, CcrSource, ConnectionSpec, EricaVariant,
-    NodeKind, NodeSpec, Scenario, SchemeKind, SourceKind,
+    default_delta, default_dqt_cells, default_eprca_qt_cells, default_erica_plus_a,
+    default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
+    default_t0_us, default_target_utilization, default_vs_drain_s, AbrSchemeSpec, AbrSpec,
+    Category, CcrSource, ConnectionSpec, EricaVariant, NodeKind, NodeSpec, Scenario, SchemeKind,
+    SourceKind,
 };
 
 /// `nodes[i].abr` (`p` = "nodes[i]"): the switch's scheme, and VS/VD (a switch's only).
@@ -51,13 +52,13 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     use SchemeKind::*;
     let erica = matches!(a.scheme, Erica | EricaPlus);
     let eprca = matches!(a.scheme, Eprca | Aprc);
-    let timed = erica || matches!(a.scheme, Aprc | Capc | Osu | Phantom);
+    let timed = erica || matches!(a.scheme, Aprc | Capc | Osu | Phantom | Charny);
     // a key with a default counts as given when its value differs from the default
     let present = [
         (
             "target_utilization",
             a.target_utilization != default_target_utilization(),
-            matches!(a.scheme, Erica | Capc | Osu),
+            matches!(a.scheme, Erica | Capc | Osu | Charny),
         ),
         ("interval_s", a.interval_s != default_interval_s(), timed),
         ("interval_cells", a.interval_cells.is_some(), erica),
@@ -205,7 +206,8 @@ fn validate_new_scheme_keys(p: &str, a: &AbrSchemeSpec) -> Res<()> {
         }
     }
     if a.scheme == SchemeKind::Eprca {
-        let (qt, dqt) = (a.qt_cells.unwrap_or(100), a.dqt_cells.unwrap_or(500));
+        let qt = a.qt_cells.unwrap_or(default_eprca_qt_cells());
+        let dqt = a.dqt_cells.unwrap_or(default_dqt_cells());
         if dqt < qt {
             return Err(ScenarioError::new(
                 format!("{p}.dqt_cells"),
@@ -332,7 +334,7 @@ pub(crate) fn validate_connection_abr(p: &str, c: &ConnectionSpec, sc: &Scenario
                 if port.or(n.abr.as_ref()).is_none() {
                     return Err(ScenarioError::new(
                         format!("nodes[{node}].abr"),
-                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\", \"eprca\", \"aprc\", \"capc\", \"osu\", \"phantom\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
+                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\", \"eprca\", \"aprc\", \"capc\", \"osu\", \"phantom\", \"charny\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
                     ));
                 }
             }

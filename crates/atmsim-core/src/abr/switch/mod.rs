@@ -17,6 +17,8 @@
 //! - [`osu`]: the OSU scheme (Jain, Kalyanaraman, Viswanathan, ATM Forum/94-0883): CCR / load
 //!   factor with the target utilization band.
 //! - [`phantom`]: Phantom (Afek, Mansour, Ostfeld): the unused capacity as one more session.
+//! - [`charny`]: Charny's consistent marking (Charny, Clark, Jain): the advertised rate of the
+//!   VCs not bottlenecked elsewhere.
 //!
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10 and `../shared/SPEC-ABR.md` ("Switch
 //! feedback schemes"); each scheme's file cites its own. Feedback is written into backward RM
@@ -25,6 +27,7 @@
 
 pub mod aprc;
 pub mod capc;
+pub mod charny;
 pub mod efci;
 pub mod eprca;
 pub mod erica;
@@ -34,6 +37,7 @@ pub mod rr;
 
 pub use aprc::Aprc;
 pub use capc::Capc;
+pub use charny::Charny;
 pub use efci::{Efci, Thresholds};
 pub use eprca::Eprca;
 pub use erica::{erica_plus_fraction, Erica, VcState};
@@ -213,6 +217,8 @@ port_schemes! {
     Osu(Box<Osu>),
     /// Phantom (`phantom.rs`).
     Phantom(Box<Phantom>),
+    /// Charny's consistent marking (`charny.rs`).
+    Charny(Box<Charny>),
 }
 
 impl PortScheme {
