@@ -60,7 +60,7 @@ def __getattr__(name: str) -> Any:
 #: the submodules, each loaded on first use (``atmsim.report.report(...)`` with no import of its
 #: own); ``dir(atmsim)`` lists the API and those of them that are present
 SUBMODULES = (
-    "api", "cli", "errors", "extras", "logs", "mapping", "outdir", "plots", "report", "reproduce", "result",
+    "abrsuite", "api", "cli", "errors", "extras", "logs", "mapping", "outdir", "plots", "report", "reproduce", "result",
     "scenario", "study", "synth", "tables", "topology", "traces", "version",
 )
 

@@ -912,6 +912,12 @@ def _usage_hint(e: click.UsageError) -> str:
     return f" (usage: {ctx.command_path} {pieces}; '{ctx.command_path} --help' for more)"
 
 
+from .cli_abr import new_cmd, suite_group  # noqa: E402 - `atmsim new`, `atmsim suite` (issues 29, 30)
+
+cli.add_command(new_cmd)
+cli.add_command(suite_group)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` command; returns the exit code.
 

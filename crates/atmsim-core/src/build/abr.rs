@@ -2,15 +2,20 @@
 //! segment between VS/VD switches, or one loop each way) and the ABR parameters, feeds and
 //! switch schemes from their scenario sections.
 
+use crate::abr::switch::{
+    Aprc, Capc, Charny, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate,
+};
 use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
 use crate::build::*;
-use crate::host::abr_end::{AbrEnd, Above};
+use crate::host::abr_end::{Above, AbrEnd};
 use crate::host::AnySource;
 use crate::net::*;
 use crate::scenario::{
-    AbrSchemeSpec, AbrSpec, CcrSource, ConnectionSpec, EricaVariant, SchemeKind, SourceKind,
-    SourceSpec,
+    default_av, default_capc_erf, default_capc_qt_cells, default_dpf, default_dqt_cells,
+    default_eprca_erf, default_eprca_qt_cells, default_eru, default_mrf, default_rdn, default_rup,
+    default_uf, AbrSchemeSpec, AbrSpec, CcrSource, ConnectionSpec, EricaVariant, SchemeKind,
+    SourceKind, SourceSpec,
 };
 use crate::sim::*;
 use crate::time::*;
@@ -76,10 +81,7 @@ impl Builder<'_> {
         );
         let end = |route: &[String], s: &SourceSpec| {
             let (feed, above) = abr_feeder(source_app(s, 0.0), s);
-            let mut a = AbrSource::new(
-                abr_params(abr, self.first_rate(route), 2 * one_way),
-                feed,
-            );
+            let mut a = AbrSource::new(abr_params(abr, self.first_rate(route), 2 * one_way), feed);
             a.turnaround = true;
             AnySource::Abr(Box::new(AbrEnd::source(a, above)))
         };
@@ -154,7 +156,10 @@ impl Builder<'_> {
             let src = endpoints.len();
             endpoints.push(self.endpoint(
                 fwd,
-                AnySource::Abr(Box::new(AbrEnd::source(AbrSource::new(params, feed), above))),
+                AnySource::Abr(Box::new(AbrEnd::source(
+                    AbrSource::new(params, feed),
+                    above,
+                ))),
                 format!("{key}.source"),
             ));
             let dst = endpoints.len();
@@ -266,8 +271,8 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
     };
     match a.scheme {
         SchemeKind::None => PortScheme::None,
-        SchemeKind::Efci => PortScheme::Efci(th()),
-        SchemeKind::RelativeRate => PortScheme::RelativeRate(th()),
+        SchemeKind::Efci => PortScheme::Efci(Efci(th())),
+        SchemeKind::RelativeRate => PortScheme::RelativeRate(RelativeRate(th())),
         SchemeKind::Erica | SchemeKind::EricaPlus => PortScheme::Erica(Box::new(Erica {
             plus: a.scheme == SchemeKind::EricaPlus,
             target_utilization: a.target_utilization,
@@ -284,5 +289,51 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             qdlf: a.qdlf,
             ..Default::default()
         })),
+        SchemeKind::Eprca => PortScheme::Eprca(Box::new(eprca(a))),
+        SchemeKind::Aprc => PortScheme::Aprc(Box::new(Aprc {
+            core: eprca(a),
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Capc => PortScheme::Capc(Box::new(Capc {
+            target_utilization: a.target_utilization,
+            rup: a.rup.unwrap_or(default_rup()),
+            rdn: a.rdn.unwrap_or(default_rdn()),
+            eru: a.eru.unwrap_or(default_eru()),
+            erf: a.erf.unwrap_or(default_capc_erf()),
+            qt: a.qt_cells.unwrap_or(default_capc_qt_cells()) as u32,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Osu => PortScheme::Osu(Box::new(Osu {
+            target_utilization: a.target_utilization,
+            delta: a.delta,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Charny => PortScheme::Charny(Box::new(Charny {
+            target_utilization: a.target_utilization,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Phantom => PortScheme::Phantom(Box::new(Phantom {
+            uf: a.uf.unwrap_or(default_uf()),
+            av: a.av.unwrap_or(default_av()),
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+    }
+}
+
+/// EPRCA's parameters (also APRC's core) with the defaults of `abr/switch/eprca.rs`.
+fn eprca(a: &AbrSchemeSpec) -> Eprca {
+    Eprca {
+        av: a.av.unwrap_or(default_av()),
+        dpf: a.dpf.unwrap_or(default_dpf()),
+        erf: a.erf.unwrap_or(default_eprca_erf()),
+        mrf: a.mrf.unwrap_or(default_mrf()),
+        qt: a.qt_cells.unwrap_or(default_eprca_qt_cells()) as u32,
+        dqt: a.dqt_cells.unwrap_or(default_dqt_cells()) as u32,
+        ..Default::default()
     }
 }

@@ -23,6 +23,24 @@ pub enum SchemeKind {
     /// ERICA+ explicit rate with the queue-delay target function f(Tq).
     #[serde(rename = "erica+")]
     EricaPlus,
+    /// EPRCA (Roberts, ATM Forum/94-0735R1): ER from MACR when the queue is above thresholds.
+    #[serde(rename = "eprca")]
+    Eprca,
+    /// APRC (Siu and Tzeng): EPRCA with congestion detected by queue growth.
+    #[serde(rename = "aprc")]
+    Aprc,
+    /// CAPC (Barnhart, ATM Forum/94-0983R1): one explicit rate per port, proportional control.
+    #[serde(rename = "capc")]
+    Capc,
+    /// The OSU scheme (Jain et al., ATM Forum/94-0883): CCR / load factor, target band.
+    #[serde(rename = "osu")]
+    Osu,
+    /// Phantom (Afek, Mansour, Ostfeld): the unused capacity as one more session.
+    #[serde(rename = "phantom")]
+    Phantom,
+    /// Charny's consistent marking (Charny, Clark, Jain, ICC 1995): the max-min advertised rate.
+    #[serde(rename = "charny")]
+    Charny,
 }
 
 /// ERICA variants (SPEC-ABR.md): "basic" uses steps 8, 9 and 13; "maxalloc" adds 10-12.
@@ -50,13 +68,15 @@ pub enum CcrSource {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbrSchemeSpec {
-    /// "erica", "erica+", "efci", "rr" or "none".
+    /// "erica", "erica+", "efci", "rr", "eprca", "aprc", "capc", "osu", "phantom", "charny" or "none"
+    /// (docs/abr-schemes.md).
     pub scheme: SchemeKind,
-    /// ERICA: target utilization of the ABR capacity, in (0, 1] (default 0.9).
+    /// ERICA, CAPC, OSU, Charny: target utilization of the ABR capacity, in (0, 1] (default 0.9).
     #[serde(default = "default_target_utilization")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub target_utilization: f64,
-    /// ERICA/ERICA+: averaging interval, seconds (> 0, default 0.005).
+    /// ERICA/ERICA+, APRC, CAPC, OSU, Phantom, Charny: averaging interval, seconds (> 0, default
+    /// 0.005).
     #[serde(default = "default_interval_s")]
     #[schemars(range(min = 1e-6, max = 1e3))]
     pub interval_s: f64,
@@ -72,6 +92,7 @@ pub struct AbrSchemeSpec {
     #[serde(default)]
     pub ccr: CcrSource,
     /// ERICA/ERICA+: overload threshold delta of step 9 (z > 1 + delta), >= 0 (default 0.1).
+    /// OSU: half-width of the target utilization band [1 - delta, 1 + delta] of z, in [0, 1).
     #[serde(default = "default_delta")]
     #[schemars(range(min = 0.0, max = 1e3))]
     pub delta: f64,
@@ -106,6 +127,50 @@ pub struct AbrSchemeSpec {
     #[serde(default)]
     #[schemars(range(min = 0i64, max = 4294967295i64))]
     pub low_cells: Option<i64>,
+    /// EPRCA, APRC: averaging factor AV of MACR; Phantom: of the unused capacity, in (0, 1]
+    /// (default 1/16).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub av: Option<f64>,
+    /// EPRCA, APRC: down-pressure factor DPF, in (0, 1] (default 7/8).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub dpf: Option<f64>,
+    /// EPRCA, APRC: explicit reduction factor ERF, in (0, 1] (default 15/16); CAPC: the
+    /// smallest decrease factor per interval ERF, in (0, 1] (default 0.5).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub erf: Option<f64>,
+    /// EPRCA, APRC: major reduction factor MRF, in (0, 1] (default 1/4).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub mrf: Option<f64>,
+    /// EPRCA: congestion threshold QT, ABR cells (integer >= 1, default 100); CAPC: CI in
+    /// backward RM cells above this queue (default 500).
+    #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
+    pub qt_cells: Option<i64>,
+    /// EPRCA, APRC: heavy-congestion threshold DQT, ABR cells (integer >= 1, >= qt_cells;
+    /// default 500).
+    #[serde(default)]
+    #[schemars(range(min = 1i64, max = 4294967295i64))]
+    pub dqt_cells: Option<i64>,
+    /// CAPC: increase gain Rup (> 0, default 0.1).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e3))]
+    pub rup: Option<f64>,
+    /// CAPC: decrease gain Rdn (> 0, default 0.8).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e3))]
+    pub rdn: Option<f64>,
+    /// CAPC: the largest increase factor per interval ERU (>= 1, default 1.5).
+    #[serde(default)]
+    #[schemars(range(min = 1.0, max = 1e3))]
+    pub eru: Option<f64>,
+    /// Phantom: utilization factor UF (> 0, default 1).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1e3))]
+    pub uf: Option<f64>,
     /// Node level only: this switch is a virtual source / virtual destination for the ABR
     /// connections through it, splitting their control loops (per-VC queues, own ACR per
     /// segment) (default false).
@@ -119,6 +184,55 @@ pub struct AbrSchemeSpec {
     #[serde(default = "default_vs_drain_s")]
     #[schemars(range(min = 0.0, max = 1e3))]
     pub vs_drain_s: f64,
+}
+
+/// EPRCA / APRC: averaging factor AV of MACR (Jain's 1996 survey); Phantom's too (our choice).
+pub(crate) fn default_av() -> f64 {
+    1.0 / 16.0
+}
+/// EPRCA / APRC: down-pressure factor DPF.
+pub(crate) fn default_dpf() -> f64 {
+    7.0 / 8.0
+}
+/// EPRCA / APRC: explicit reduction factor ERF.
+pub(crate) fn default_eprca_erf() -> f64 {
+    15.0 / 16.0
+}
+/// EPRCA / APRC: major reduction factor MRF.
+pub(crate) fn default_mrf() -> f64 {
+    0.25
+}
+/// EPRCA: congestion threshold QT, cells (our choice).
+pub(crate) fn default_eprca_qt_cells() -> i64 {
+    100
+}
+/// EPRCA / APRC: heavy-congestion threshold DQT, cells (our choice).
+pub(crate) fn default_dqt_cells() -> i64 {
+    500
+}
+/// CAPC: increase gain Rup (the top of the survey's range 0.025-0.1).
+pub(crate) fn default_rup() -> f64 {
+    0.1
+}
+/// CAPC: decrease gain Rdn (the top of the survey's range 0.2-0.8).
+pub(crate) fn default_rdn() -> f64 {
+    0.8
+}
+/// CAPC: largest increase factor per interval ERU.
+pub(crate) fn default_eru() -> f64 {
+    1.5
+}
+/// CAPC: smallest decrease factor per interval ERF.
+pub(crate) fn default_capc_erf() -> f64 {
+    0.5
+}
+/// CAPC: CI above this queue, cells (our choice).
+pub(crate) fn default_capc_qt_cells() -> i64 {
+    500
+}
+/// Phantom: utilization factor UF.
+pub(crate) fn default_uf() -> f64 {
+    1.0
 }
 
 pub(crate) fn default_vs_drain_s() -> f64 {

@@ -4,10 +4,11 @@
 
 use super::check_util::{non_negative, positive, positive_int, Res, ScenarioError};
 use super::{
-    default_delta, default_erica_plus_a, default_erica_plus_b, default_interval_s,
-    default_one_feedback_per_interval, default_qdlf, default_t0_us, default_target_utilization,
-    default_vs_drain_s, AbrSchemeSpec, AbrSpec, Category, CcrSource, ConnectionSpec, EricaVariant,
-    NodeKind, NodeSpec, Scenario, SchemeKind, SourceKind,
+    default_delta, default_dqt_cells, default_eprca_qt_cells, default_erica_plus_a,
+    default_erica_plus_b, default_interval_s, default_one_feedback_per_interval, default_qdlf,
+    default_t0_us, default_target_utilization, default_vs_drain_s, AbrSchemeSpec, AbrSpec,
+    Category, CcrSource, ConnectionSpec, EricaVariant, NodeKind, NodeSpec, Scenario, SchemeKind,
+    SourceKind,
 };
 
 /// `nodes[i].abr` (`p` = "nodes[i]"): the switch's scheme, and VS/VD (a switch's only).
@@ -50,18 +51,24 @@ pub(crate) fn validate_port_abr(pp: &str, a: &AbrSchemeSpec) -> Res<()> {
 fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     use SchemeKind::*;
     let erica = matches!(a.scheme, Erica | EricaPlus);
+    let eprca = matches!(a.scheme, Eprca | Aprc);
+    let timed = erica || matches!(a.scheme, Aprc | Capc | Osu | Phantom | Charny);
     // a key with a default counts as given when its value differs from the default
     let present = [
         (
             "target_utilization",
             a.target_utilization != default_target_utilization(),
-            a.scheme == Erica,
+            matches!(a.scheme, Erica | Capc | Osu | Charny),
         ),
-        ("interval_s", a.interval_s != default_interval_s(), erica),
+        ("interval_s", a.interval_s != default_interval_s(), timed),
         ("interval_cells", a.interval_cells.is_some(), erica),
         ("variant", a.variant != EricaVariant::default(), erica),
         ("ccr", a.ccr != CcrSource::default(), erica),
-        ("delta", a.delta != default_delta(), erica),
+        (
+            "delta",
+            a.delta != default_delta(),
+            erica || a.scheme == Osu,
+        ),
         (
             "one_feedback_per_interval",
             a.one_feedback_per_interval != default_one_feedback_per_interval(),
@@ -81,6 +88,20 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
             a.low_cells.is_some(),
             matches!(a.scheme, Efci | RelativeRate),
         ),
+        ("av", a.av.is_some(), eprca || a.scheme == Phantom),
+        ("dpf", a.dpf.is_some(), eprca),
+        ("erf", a.erf.is_some(), eprca || a.scheme == Capc),
+        ("mrf", a.mrf.is_some(), eprca),
+        (
+            "qt_cells",
+            a.qt_cells.is_some(),
+            matches!(a.scheme, Eprca | Capc),
+        ),
+        ("dqt_cells", a.dqt_cells.is_some(), eprca),
+        ("rup", a.rup.is_some(), a.scheme == Capc),
+        ("rdn", a.rdn.is_some(), a.scheme == Capc),
+        ("eru", a.eru.is_some(), a.scheme == Capc),
+        ("uf", a.uf.is_some(), a.scheme == Phantom),
     ];
     let name = serde_json::to_string(&a.scheme).unwrap();
     for (k, has, ok) in present {
@@ -103,6 +124,16 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
         positive_int(&format!("{p}.interval_cells"), v)?;
     }
     non_negative(&format!("{p}.delta"), a.delta)?;
+    if a.scheme == Osu && a.delta >= 1.0 {
+        return Err(ScenarioError::new(
+            format!("{p}.delta"),
+            format!(
+                "the OSU scheme's band 1 - delta must be > 0: delta in [0, 1), got {}",
+                a.delta
+            ),
+        ));
+    }
+    validate_new_scheme_keys(p, a)?;
     positive(&format!("{p}.t0_us"), a.t0_us)?;
     for (k, v) in [("a", a.a), ("b", a.b)] {
         if !(v.is_finite() && v > 1.0) {
@@ -137,6 +168,50 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
             return Err(ScenarioError::new(
                 format!("{p}.low_cells"),
                 format!("must be in 0..=high_cells ({hi}), got {lo}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The keys of EPRCA, APRC, CAPC and Phantom (docs/abr-schemes.md): factors in (0, 1], gains
+/// positive, thresholds whole cells with DQT >= QT.
+fn validate_new_scheme_keys(p: &str, a: &AbrSchemeSpec) -> Res<()> {
+    for (k, v) in [("av", a.av), ("dpf", a.dpf), ("erf", a.erf), ("mrf", a.mrf)] {
+        if let Some(v) = v {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(ScenarioError::new(
+                    format!("{p}.{k}"),
+                    format!("must be in (0, 1], got {v}"),
+                ));
+            }
+        }
+    }
+    for (k, v) in [("rup", a.rup), ("rdn", a.rdn), ("uf", a.uf)] {
+        if let Some(v) = v {
+            positive(&format!("{p}.{k}"), v)?;
+        }
+    }
+    if let Some(v) = a.eru {
+        if !(v.is_finite() && v >= 1.0) {
+            return Err(ScenarioError::new(
+                format!("{p}.eru"),
+                format!("must be >= 1, got {v}"),
+            ));
+        }
+    }
+    for (k, v) in [("qt_cells", a.qt_cells), ("dqt_cells", a.dqt_cells)] {
+        if let Some(v) = v {
+            positive_int(&format!("{p}.{k}"), v)?;
+        }
+    }
+    if a.scheme == SchemeKind::Eprca {
+        let qt = a.qt_cells.unwrap_or(default_eprca_qt_cells());
+        let dqt = a.dqt_cells.unwrap_or(default_dqt_cells());
+        if dqt < qt {
+            return Err(ScenarioError::new(
+                format!("{p}.dqt_cells"),
+                format!("must be >= qt_cells ({qt}), got {dqt}"),
             ));
         }
     }
@@ -259,7 +334,7 @@ pub(crate) fn validate_connection_abr(p: &str, c: &ConnectionSpec, sc: &Scenario
                 if port.or(n.abr.as_ref()).is_none() {
                     return Err(ScenarioError::new(
                         format!("nodes[{node}].abr"),
-                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
+                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\", \"eprca\", \"aprc\", \"capc\", \"osu\", \"phantom\", \"charny\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
                     ));
                 }
             }

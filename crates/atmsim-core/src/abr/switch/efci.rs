@@ -5,7 +5,7 @@
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10 and `../shared/SPEC-ABR.md` ("Switch
 //! feedback schemes"). [`Thresholds`] is shared with the relative-rate scheme ([`super::rr`]).
 
-use super::{PortScheme, SwitchScheme};
+use super::SwitchScheme;
 use crate::wire::{Cell, H_EFCI};
 
 /// Queue-threshold state of the EFCI and relative-rate schemes.
@@ -16,29 +16,29 @@ pub struct Thresholds {
     pub congested: bool,
 }
 
-impl PortScheme {
+impl Thresholds {
     /// EFCI: update the hysteresis state with the ABR queue and mark forward data cells.
     #[inline]
-    pub fn mark_efci(th: &mut Thresholds, abr_queue: u32, cell: &mut Cell) {
-        if abr_queue > th.high {
-            th.congested = true;
-        } else if abr_queue < th.low {
-            th.congested = false;
+    pub fn mark_efci(&mut self, abr_queue: u32, cell: &mut Cell) {
+        if abr_queue > self.high {
+            self.congested = true;
+        } else if abr_queue < self.low {
+            self.congested = false;
         }
-        if th.congested && !cell.is_rm() {
+        if self.congested && !cell.is_rm() {
             cell.hdr |= H_EFCI;
         }
     }
 }
 
-/// The EFCI scheme of a port, seen through the thresholds that [`PortScheme::Efci`] holds (the
-/// variant's payload is the [`Thresholds`] it shares with relative rate).
-pub struct Efci<'a>(pub &'a mut Thresholds);
+/// The EFCI scheme of a port.
+#[derive(Clone, Debug)]
+pub struct Efci(pub Thresholds);
 
-impl SwitchScheme for Efci<'_> {
+impl SwitchScheme for Efci {
     #[inline]
     fn on_forward(&mut self, abr_queue: u32, _vc: u32, cell: &mut Cell) -> bool {
-        PortScheme::mark_efci(self.0, abr_queue, cell);
+        self.0.mark_efci(abr_queue, cell);
         false
     }
 }

@@ -1,29 +1,48 @@
 //! ABR feedback schemes of a switch output port: the extension point.
 //!
 //! Each scheme is one file and implements [`SwitchScheme`], whose hooks default to doing
-//! nothing; [`PortScheme`] lists the schemes and forwards each hook to
-//! the scheme of its variant, one `match` per method (the pattern of smoltcp
-//! `src/socket/tcp/congestion.rs`: enum dispatch, no `dyn` in the hot path). Adding a scheme
-//! means a new file, a variant here and one arm per method.
+//! nothing; [`PortScheme`] lists the schemes, and the `port_schemes!` macro below writes the
+//! enum and its methods, each forwarding a hook to the scheme of its variant with one `match`
+//! (static dispatch, the pattern of smoltcp `src/socket/tcp/congestion.rs`: no `dyn` in the hot
+//! path). Adding a scheme is a new file and one line in the macro's list (then its
+//! `SchemeKind`, keys and checks in `scenario/`, and its arm in `build/abr.rs`'s `port_scheme`).
 //!
 //! - [`efci`]: EFCI marking of forward data cells with queue thresholds ([`Thresholds`]).
 //! - [`rr`]: relative-rate marking (CI / NI) of backward RM cells, same thresholds.
 //! - [`erica`]: ERICA and ERICA+ explicit rate (Jain, Kalyanaraman et al.; seeds 000 and 003).
+//! - [`eprca`]: EPRCA (Roberts, ATM Forum/94-0735R1): MACR, DPF, ERF, MRF, queue thresholds.
+//! - [`aprc`]: APRC (Siu and Tzeng, ATM Forum/94-0888): EPRCA with congestion = queue growth.
+//! - [`capc`]: CAPC (Barnhart, ATM Forum/94-0983R1): one explicit rate per port, proportional
+//!   to the load.
+//! - [`osu`]: the OSU scheme (Jain, Kalyanaraman, Viswanathan, ATM Forum/94-0883): CCR / load
+//!   factor with the target utilization band.
+//! - [`phantom`]: Phantom (Afek, Mansour, Ostfeld): the unused capacity as one more session.
+//! - [`charny`]: Charny's consistent marking (Charny, Clark, Jain): the advertised rate of the
+//!   VCs not bottlenecked elsewhere.
 //!
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10 and `../shared/SPEC-ABR.md` ("Switch
-//! feedback schemes"). Feedback is written into backward RM cells with the measurements of the
-//! VC's forward port.
-//!
-//! The EFCI and relative-rate variants both hold a [`Thresholds`]; their [`SwitchScheme`] impls
-//! are the views [`Efci`] and [`RelativeRate`] over it, built in the `match` arm. Hooks that
-//! only read (`&self`) have nothing to do for them and forward to [`NoScheme`].
+//! feedback schemes"); each scheme's file cites its own. Feedback is written into backward RM
+//! cells with the measurements of the VC's forward port. No hook allocates: per-VC state is
+//! sized in [`SwitchScheme::start`].
 
+pub mod aprc;
+pub mod capc;
+pub mod charny;
 pub mod efci;
+pub mod eprca;
 pub mod erica;
+pub mod osu;
+pub mod phantom;
 pub mod rr;
 
+pub use aprc::Aprc;
+pub use capc::Capc;
+pub use charny::Charny;
 pub use efci::{Efci, Thresholds};
+pub use eprca::Eprca;
 pub use erica::{erica_plus_fraction, Erica, VcState};
+pub use osu::Osu;
+pub use phantom::Phantom;
 pub use rr::RelativeRate;
 
 use crate::metrics::probe::{ColumnDecl, Row, TableDecl, PORT_KEY};
@@ -96,13 +115,110 @@ pub struct NoScheme;
 
 impl SwitchScheme for NoScheme {}
 
-/// The ABR scheme of one output port.
-#[derive(Clone, Debug)]
-pub enum PortScheme {
-    None,
-    Efci(Thresholds),
-    RelativeRate(Thresholds),
+/// Writes [`PortScheme`] (a unit `None` and one variant per scheme) and its methods, each a
+/// `match` that forwards to the variant's [`SwitchScheme`] hook.
+macro_rules! port_schemes {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// The ABR scheme of one output port.
+        #[derive(Clone, Debug)]
+        pub enum PortScheme {
+            /// No feedback: the port treats ABR cells like any other.
+            None,
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl PortScheme {
+            /// See [`SwitchScheme::start`].
+            pub fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
+                match self {
+                    PortScheme::None => NoScheme.start(line_mbps, n_vcs),
+                    $(PortScheme::$variant(s) => s.start(line_mbps, n_vcs),)*
+                }
+            }
+
+            /// See [`SwitchScheme::on_forward`].
+            #[inline]
+            pub fn on_forward(&mut self, abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
+                match self {
+                    PortScheme::None => NoScheme.on_forward(abr_queue, vc, cell),
+                    $(PortScheme::$variant(s) => s.on_forward(abr_queue, vc, cell),)*
+                }
+            }
+
+            /// See [`SwitchScheme::next_deadline`].
+            pub fn next_deadline(&self) -> Option<SimTime> {
+                match self {
+                    PortScheme::None => NoScheme.next_deadline(),
+                    $(PortScheme::$variant(s) => s.next_deadline(),)*
+                }
+            }
+
+            /// See [`SwitchScheme::close_interval`].
+            pub fn close_interval(
+                &mut self,
+                now: SimTime,
+                line_mbps: f64,
+                hp_cells: u64,
+                abr_queue: u32,
+                in_window: bool,
+            ) -> Option<IntervalRecord> {
+                match self {
+                    PortScheme::None => {
+                        NoScheme.close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
+                    }
+                    $(PortScheme::$variant(s) => {
+                        s.close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
+                    })*
+                }
+            }
+
+            /// See [`SwitchScheme::on_backward`].
+            #[inline]
+            pub fn on_backward(&mut self, vc: u32, abr_queue: u32, rm: &mut RmFields) {
+                match self {
+                    PortScheme::None => NoScheme.on_backward(vc, abr_queue, rm),
+                    $(PortScheme::$variant(s) => s.on_backward(vc, abr_queue, rm),)*
+                }
+            }
+
+            /// See [`SwitchScheme::intervals_closed`].
+            pub fn intervals_closed(&self) -> Option<u64> {
+                match self {
+                    PortScheme::None => NoScheme.intervals_closed(),
+                    $(PortScheme::$variant(s) => s.intervals_closed(),)*
+                }
+            }
+
+            /// See [`SwitchScheme::interval_means`].
+            pub fn interval_means(&self) -> Option<IntervalMeans> {
+                match self {
+                    PortScheme::None => NoScheme.interval_means(),
+                    $(PortScheme::$variant(s) => s.interval_means(),)*
+                }
+            }
+        }
+    };
+}
+
+port_schemes! {
+    /// EFCI marking of forward data cells (`efci.rs`).
+    Efci(Efci),
+    /// Relative-rate marking of backward RM cells (`rr.rs`).
+    RelativeRate(RelativeRate),
+    /// ERICA / ERICA+ (`erica.rs`).
     Erica(Box<Erica>),
+    /// EPRCA (`eprca.rs`).
+    Eprca(Box<Eprca>),
+    /// APRC (`aprc.rs`).
+    Aprc(Box<Aprc>),
+    /// CAPC (`capc.rs`).
+    Capc(Box<Capc>),
+    /// The OSU scheme (`osu.rs`).
+    Osu(Box<Osu>),
+    /// Phantom (`phantom.rs`).
+    Phantom(Box<Phantom>),
+    /// Charny's consistent marking (`charny.rs`).
+    Charny(Box<Charny>),
 }
 
 impl PortScheme {
@@ -111,92 +227,72 @@ impl PortScheme {
     pub fn is_none(&self) -> bool {
         matches!(self, PortScheme::None)
     }
+}
 
-    /// See [`SwitchScheme::start`].
-    pub fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
-        match self {
-            PortScheme::None => NoScheme.start(line_mbps, n_vcs),
-            PortScheme::Efci(th) => Efci(th).start(line_mbps, n_vcs),
-            PortScheme::RelativeRate(th) => RelativeRate(th).start(line_mbps, n_vcs),
-            PortScheme::Erica(e) => e.start(line_mbps, n_vcs),
+/// An averaging interval timed by the clock (`interval` ps) and the ABR cells that entered the
+/// port in it: the measurement CAPC, the OSU scheme, Phantom and APRC share.
+#[derive(Clone, Debug, Default)]
+pub struct IntervalMeter {
+    pub interval: SimTime,
+    pub start: SimTime,
+    pub deadline: SimTime,
+    pub abr_in: u32,
+}
+
+impl IntervalMeter {
+    pub fn new(interval: SimTime) -> Self {
+        IntervalMeter {
+            interval,
+            deadline: interval,
+            ..Default::default()
         }
     }
 
-    /// See [`SwitchScheme::on_forward`].
-    #[inline]
-    pub fn on_forward(&mut self, abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
-        match self {
-            PortScheme::None => NoScheme.on_forward(abr_queue, vc, cell),
-            PortScheme::Efci(th) => Efci(th).on_forward(abr_queue, vc, cell),
-            PortScheme::RelativeRate(th) => RelativeRate(th).on_forward(abr_queue, vc, cell),
-            PortScheme::Erica(e) => e.on_forward(abr_queue, vc, cell),
+    /// Close the interval at `now`: its length in seconds (None if empty), the ABR input rate
+    /// and the ABR capacity (line rate less `hp_cells` of CBR/VBR), Mb/s; the next one starts.
+    pub fn close(&mut self, now: SimTime, line_mbps: f64, hp_cells: u64) -> Option<(f64, f64)> {
+        if now <= self.start {
+            return None;
+        }
+        let dt = (now - self.start) as f64 / 1e12;
+        let mbps = |cells: f64| cells * 424.0 / dt / 1e6;
+        let input = mbps(self.abr_in as f64);
+        let capacity = (line_mbps - mbps(hp_cells as f64)).max(0.0);
+        self.start = now;
+        self.deadline = now + self.interval;
+        self.abr_in = 0;
+        Some((input, capacity))
+    }
+}
+
+/// Running sums of the interval means of a port's summary ([`IntervalMeans`]).
+#[derive(Clone, Debug, Default)]
+pub struct MeansSum {
+    pub n: u64,
+    pub z: f64,
+    pub fair: f64,
+    pub cap: f64,
+}
+
+impl MeansSum {
+    pub fn add(&mut self, in_window: bool, z: f64, fair: f64, cap: f64) {
+        if in_window {
+            self.n += 1;
+            self.z += z;
+            self.fair += fair;
+            self.cap += cap;
         }
     }
 
-    /// See [`SwitchScheme::next_deadline`].
-    pub fn next_deadline(&self) -> Option<SimTime> {
-        match self {
-            PortScheme::None | PortScheme::Efci(_) | PortScheme::RelativeRate(_) => {
-                NoScheme.next_deadline()
+    pub fn means(&self) -> Option<IntervalMeans> {
+        (self.n > 0).then(|| {
+            let n = self.n as f64;
+            IntervalMeans {
+                z: self.z / n,
+                fair_mbps: self.fair / n,
+                abr_capacity_mbps: self.cap / n,
             }
-            PortScheme::Erica(e) => e.next_deadline(),
-        }
-    }
-
-    /// See [`SwitchScheme::close_interval`].
-    pub fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        match self {
-            PortScheme::None => {
-                NoScheme.close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
-            }
-            PortScheme::Efci(th) => {
-                Efci(th).close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
-            }
-            PortScheme::RelativeRate(th) => {
-                RelativeRate(th).close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
-            }
-            PortScheme::Erica(e) => {
-                e.close_interval(now, line_mbps, hp_cells, abr_queue, in_window)
-            }
-        }
-    }
-
-    /// See [`SwitchScheme::on_backward`].
-    #[inline]
-    pub fn on_backward(&mut self, vc: u32, abr_queue: u32, rm: &mut RmFields) {
-        match self {
-            PortScheme::None => NoScheme.on_backward(vc, abr_queue, rm),
-            PortScheme::Efci(th) => Efci(th).on_backward(vc, abr_queue, rm),
-            PortScheme::RelativeRate(th) => RelativeRate(th).on_backward(vc, abr_queue, rm),
-            PortScheme::Erica(e) => e.on_backward(vc, abr_queue, rm),
-        }
-    }
-
-    /// See [`SwitchScheme::intervals_closed`].
-    pub fn intervals_closed(&self) -> Option<u64> {
-        match self {
-            PortScheme::None | PortScheme::Efci(_) | PortScheme::RelativeRate(_) => {
-                NoScheme.intervals_closed()
-            }
-            PortScheme::Erica(e) => e.intervals_closed(),
-        }
-    }
-
-    /// See [`SwitchScheme::interval_means`].
-    pub fn interval_means(&self) -> Option<IntervalMeans> {
-        match self {
-            PortScheme::None | PortScheme::Efci(_) | PortScheme::RelativeRate(_) => {
-                NoScheme.interval_means()
-            }
-            PortScheme::Erica(e) => e.interval_means(),
-        }
+        })
     }
 }
 
@@ -214,28 +310,37 @@ mod tests {
         }
     }
 
+    #[allow(non_snake_case)]
+    fn Efci_(t: Thresholds) -> PortScheme {
+        PortScheme::Efci(Efci(t))
+    }
+
+    fn rr(t: Thresholds) -> PortScheme {
+        PortScheme::RelativeRate(RelativeRate(t))
+    }
+
     /// The dispatch does what the schemes' own functions do, and nothing for the others.
     #[test]
     fn threshold_schemes_dispatch_to_their_marking() {
         let data = Cell::default();
         for q in [0u32, 6, 11, 7, 3] {
-            let mut s = PortScheme::Efci(th());
+            let mut s = Efci_(th());
             let mut reference = th();
             let (mut a, mut b) = (data, data);
             assert!(!s.on_forward(q, 0, &mut a));
-            PortScheme::mark_efci(&mut reference, q, &mut b);
+            reference.mark_efci(q, &mut b);
             assert_eq!(a.hdr, b.hdr);
             let mut rm = RmFields::default();
             s.on_backward(0, q, &mut rm);
             assert_eq!(rm.bits, 0, "EFCI leaves backward RM cells alone");
         }
-        let mut s = PortScheme::Efci(th());
+        let mut s = Efci_(th());
         let mut c = data;
         s.on_forward(11, 0, &mut c);
         s.on_forward(7, 0, &mut c);
         assert_eq!(c.hdr & H_EFCI, H_EFCI, "hysteresis: still congested at 7");
         for (q, bits) in [(3u32, 0u8), (6, RM_NI), (11, RM_CI)] {
-            let mut s = PortScheme::RelativeRate(th());
+            let mut s = rr(th());
             let mut rm = RmFields::default();
             s.on_backward(0, q, &mut rm);
             assert_eq!(rm.bits, bits);
@@ -243,18 +348,14 @@ mod tests {
             assert!(!s.on_forward(q, 0, &mut c));
             assert_eq!(c.hdr, data.hdr, "RR leaves forward cells alone");
         }
-        for mut s in [
-            PortScheme::None,
-            PortScheme::Efci(th()),
-            PortScheme::RelativeRate(th()),
-        ] {
+        for mut s in [PortScheme::None, Efci_(th()), rr(th())] {
             assert_eq!(s.start(100.0, 2), None);
             assert_eq!(s.next_deadline(), None);
             assert!(s.close_interval(1, 100.0, 0, 0, true).is_none());
             assert_eq!(s.intervals_closed(), None);
             assert!(s.interval_means().is_none());
         }
-        assert!(PortScheme::None.is_none() && !PortScheme::Efci(th()).is_none());
+        assert!(PortScheme::None.is_none() && !Efci_(th()).is_none());
     }
 
     #[test]
