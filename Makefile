@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-venv
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: venv deps extras dev-deps build run test pytest cargo-test browser-deps bench fuzz regress regress-record clean
+.PHONY: venv deps extras dev-deps build run test pytest cargo-test browser-deps shell-deps bench fuzz regress regress-record clean
 
 venv: $(VENV_STAMP)
 
@@ -54,11 +54,21 @@ cargo-test:
 pytest: build dev-deps
 	$(VPY) -m pytest -q tests
 
-test: build cargo-test browser-deps pytest
+test: build cargo-test browser-deps shell-deps pytest
 
 # Headless Chromium and its driver for tests/test_report_browser.py (Debian's chromium and
 # chromium-driver), installed with apt-get when missing and we are root; otherwise that test skips
 # with the reason (under CI=true it fails instead).
+# zsh and fish, for the completion tests (tests/test_newcomer.py); they skip without them
+shell-deps:
+	@if [ -x /usr/bin/zsh ] && [ -x /usr/bin/fish ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish </dev/null >/dev/null \
+	  || { DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null >/dev/null && \
+	       DEBIAN_FRONTEND=noninteractive apt-get install -y -q zsh fish </dev/null >/dev/null; } \
+	  || echo "shell-deps: apt-get could not install zsh fish"; \
+	else echo "shell-deps: zsh or fish missing and apt-get unavailable or not root: their completion tests skip"; fi
+
 browser-deps:
 	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \

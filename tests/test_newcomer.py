@@ -62,6 +62,18 @@ def test_zsh_or_fish_script_loads(tmp_path: Path) -> None:
             assert r.returncode == 0, (shell, r.stderr)
 
 
+@pytest.mark.skipif(not Path("/usr/bin/fish").exists(), reason="fish not installed (make test installs it)")
+def test_fish_completes_a_command_and_an_option(tmp_path: Path) -> None:
+    """fish completes non-interactively (``complete -C``): the script's completions of a command
+    and of one of its options, as fish would offer them at the prompt."""
+    env = _wrapper(tmp_path)
+    r = subprocess.run(["/usr/bin/fish", "-c", 'atmsim completion fish | source; complete -C "atmsim sw"; '
+                        'complete -C "atmsim sweep --gr"'], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    words = [line.split("\t")[0] for line in r.stdout.splitlines()]
+    assert "sweep" in words and "--grid" in words, r.stdout
+
+
 # ------------------------------------------------------------------------------------ logging
 
 
