@@ -94,6 +94,8 @@ def run_document(
     from . import _core
 
     prov = provenance or Provenance()
+    if isinstance(chunk_events, bool) or not isinstance(chunk_events, int) or chunk_events < 1:
+        raise ScenarioError("", "chunk_events", f"must be an integer >= 1, got {chunk_events!r}")
     claimed = claim(out, "run", force=force) if out is not None else None
     text = document_json(doc, prov)
     start = time.perf_counter()
@@ -105,7 +107,10 @@ def run_document(
         raise SimulationError(f"cannot build the simulation: {e}") from e
     scenario_info = {"description": doc.get("description", ""), "file": prov.file}
     if claimed is None:
-        summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+        try:
+            summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+        except ScenarioError as e:  # a queue crossed the memory limit while the run went
+            raise with_file(e, prov) from None
         summary["wall_time_s"] = time.perf_counter() - start
         summary["scenario"] = scenario_info
         return Result(summary, series)
@@ -117,6 +122,8 @@ def run_document(
             summary["scenario"] = scenario_info
             text = json.dumps(summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
+    except ScenarioError as e:
+        raise with_file(e, prov) from None
     except OSError as e:
         raise ScenarioError(str(target), "", f"cannot write results: {e.strerror or e}") from None
     return Result(summary, {name: target / path.name for name, path in series.items()})
@@ -137,7 +144,7 @@ def _run_slices(
                 break
         summary = json.loads(sim.summary_json())
         series = sink.close(sim.series_tables())
-    except (KeyboardInterrupt, MemoryError, OSError):
+    except (KeyboardInterrupt, MemoryError, OSError, ScenarioError):
         sink.abort()
         raise
     except Exception as e:

@@ -98,6 +98,8 @@ struct Input {
     len: u32,
     /// VOQ: the output to look at first next time.
     rr_out: u32,
+    /// The most cells this input ever held (what the memory budget was charged for).
+    held: u32,
 }
 
 /// The credit-based input/output-buffered fabric of one switch.
@@ -153,6 +155,7 @@ impl CreditFabric {
                 queues: (0..nq).map(|_| VecDeque::new()).collect(),
                 len: 0,
                 rr_out: 0,
+                held: 0,
             })
             .collect();
         CreditFabric {
@@ -199,6 +202,12 @@ impl CreditFabric {
             cls: cls as u8,
         });
         inp.len += 1;
+        if inp.len > inp.held {
+            inp.held = inp.len;
+            if inp.held % crate::budget::STEP == 0 {
+                charge_input(input, inp.held);
+            }
+        }
         self.stats.max_input_cells = self.stats.max_input_cells.max(inp.len);
         self.waiting += 1;
         true
@@ -396,6 +405,21 @@ impl Fabric for CreditFabric {
             }
         }
     }
+}
+
+/// An input buffer reached a new most cells (a multiple of `budget::STEP`): the memory budget
+/// is charged for `STEP` more (`crate::budget`).
+#[cold]
+#[inline(never)]
+fn charge_input(input: u32, cells: u32) {
+    use crate::budget::{take, QUEUED_CELL_BYTES, STEP};
+    take(STEP as u64 * QUEUED_CELL_BYTES, || {
+        (
+            format!("input {input} of a credit-based switch fabric ({cells} cells)"),
+            Some("nodes[].fabric.input_buffer_cells".into()),
+            cells as u64 * QUEUED_CELL_BYTES,
+        )
+    });
 }
 
 #[cfg(test)]
