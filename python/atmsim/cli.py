@@ -628,11 +628,15 @@ def reproduce_cmd(
     if not experiment:
         raise click.UsageError(f"missing EXPERIMENT (one of: {', '.join(rep.experiment_names())}, all)")
     log = None if quiet else (lambda line: click.echo(line, err=True))
+    from .study.runner import interrupted_line
+
+    resumes = "the same command reuses them; no report written"
     if experiment == "all":
         try:
             page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log, force=force)
         except KeyboardInterrupt:
-            raise _Interrupted() from None
+            click.echo(interrupted_line(PROG, resumes), err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except OSError as e:
             raise ScenarioError(out or "results/reproduce", "", f"cannot write results: {e.strerror or e}") from None
         click.echo(f"wrote {page}")
@@ -640,7 +644,8 @@ def reproduce_cmd(
     try:
         report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask, force=force)
     except KeyboardInterrupt:
-        raise _Interrupted() from None
+        click.echo(interrupted_line(PROG, resumes), err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
         target = out or str(rep.default_out(experiment))
         raise ScenarioError(target, "", f"cannot write results: {e.strerror or e}") from None
@@ -754,8 +759,9 @@ def sweep_cmd(
         )
     except KeyboardInterrupt:
         # unlike a run, a study keeps what it finished: say so, and how to go on
-        where = out or "the results directory"
-        click.echo(f"{PROG}: interrupted; the runs finished so far are stored in {where}; the same command resumes", err=True)
+        from .study.runner import interrupted_line
+
+        click.echo(interrupted_line(PROG, "the same command resumes"), err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
         raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None

@@ -131,14 +131,23 @@ def plan_tasks(spec: StudySpec, store_dir: Path, counts: Mapping[int, int] | Non
     return tasks
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
-    missing = [m for m in spec.metrics if m not in row]
+    """Every metric is a number in the run's row (``-m scenario.description``, a text, failed
+    once the runs were stored)."""
+    missing = [m for m in spec.metrics if not _is_number(row.get(m))]
     if missing:
         m = missing[0]
         head = m.rsplit(".", 1)[0]
         near = sorted(k for k in row if k.startswith(head + ".") and isinstance(row[k], (int, float)))[:8]
         hint = ("; keys here: " + ", ".join(k.rsplit(".", 1)[1] for k in near)) if near else ""
-        raise ScenarioError(spec.where or "--metric", m, f"not a number in the run summary{hint}")
+        what = "not a number in the run summary"
+        if m in row:
+            what += f" (it is {type(row[m]).__name__})"
+        raise ScenarioError(spec.where or "--metric", m, f"{what}{hint}")
 
 
 def sweep(
@@ -236,16 +245,23 @@ def sweep(
                     raise problem[0]
         finally:
             bar.close()
+    except BaseException:
+        if "store" in locals():
+            store.release()  # not kept by the traceback's frames
+        raise
     finally:
         if isinstance(executor, DaskExecutor):
             executor.close()
-    wanted = {t.run_id for t in tasks}
-    table = results(store.dir)
-    table = table[table["run_id"].isin(wanted)].reset_index(drop=True)
-    params = [param_column(a.key) for a in spec.axes]
-    points = point_table(table, spec.metrics, params, spec.confidence)
-    if not points.empty:
-        store.write_text("points.csv", points.to_csv(index=False))
+    try:
+        wanted = {t.run_id for t in tasks}
+        table = results(store.dir)
+        table = table[table["run_id"].isin(wanted)].reset_index(drop=True)
+        params = [param_column(a.key) for a in spec.axes]
+        points = point_table(table, spec.metrics, params, spec.confidence)
+        if not points.empty:
+            store.write_text("points.csv", points.to_csv(index=False))
+    finally:
+        store.release()
     return StudyResult(store.dir, spec, table, points, ran, skipped)
 
 
