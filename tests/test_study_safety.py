@@ -183,3 +183,107 @@ def test_until_metric_must_be_text(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         make_spec(study)
     assert info.value.path == "until.metric" and "got 5" in info.value.message
+
+
+# --------------------------------------------------------------------- damaged results, Dask
+
+
+@pytest.fixture(scope="module")
+def a_study(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("study")
+    f = write_toml(d / "s.toml", minimal_scenario())
+    assert main(["sweep", str(f), "--out", str(d / "out"), "-q", "-j", "1", "-r", "1"]) == 0
+    return d / "out"
+
+
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("study.json", "[]", "is not a study written by atmsim (not a JSON object)"),
+        ("study.json", "{}", "is not a study written by atmsim"),
+        ("study.json", "garbage", "is not valid JSON"),
+        ("runs.parquet", "garbage", "cannot read the study's tables"),
+    ],
+)
+def test_report_on_a_damaged_study_is_one_line(a_study: Path, tmp_path: Path, capsys, name: str, content: str,
+                                               words: str) -> None:
+    import shutil
+
+    d = tmp_path / "copy"
+    shutil.copytree(a_study, d)
+    (d / name).write_text(content)
+    assert main(["report", str(d), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and words in err[0] and "Traceback" not in err[0], err
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("summary.json", "[1,2]", "not a run summary of atmsim (not a JSON object)"),
+        ("index.json", "garbage", "is not valid JSON"),
+        ("index.json", '{"experiments": 5}', "experiments is not a list"),
+        ("index.json", '{"experiments": [5]}', "a file here is damaged or not atmsim's"),
+    ],
+)
+def test_report_on_a_damaged_run_or_index_is_one_line(tmp_path: Path, capsys, name: str, content: str, words: str) -> None:
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / name).write_text(content)
+    assert main(["report", str(d), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and words in err[0], err
+
+
+def _serve(handler_kind: str) -> tuple[int, object]:
+    """A local server that is no Dask scheduler: python's http.server (it waits for a request
+    line the Dask handshake never ends) or one answering HTTP 400 at once."""
+    import socket
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    if handler_kind == "http.server":
+        ThreadingHTTPServer.daemon_threads = True  # a handler waiting on a request line does not block shutdown
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        return srv.server_address[1], srv.shutdown
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+
+    def loop() -> None:
+        while True:
+            try:
+                c, _ = s.accept()
+            except OSError:
+                return
+            try:
+                c.recv(65536)
+                c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            c.close()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return s.getsockname()[1], s.close
+
+
+@pytest.mark.parametrize("kind", ["http.server", "http 400"])
+def test_dask_at_a_web_server_is_one_line(kind: str) -> None:
+    """--dask at ``python -m http.server`` hung past 40 s; at a server answering HTTP 400 it
+    raised MemoryError (distributed read a length of 3 EiB)."""
+    pytest.importorskip("distributed")
+    from atmsim.study.execute import DaskExecutor
+
+    port, stop = _serve(kind)
+    try:
+        ex = DaskExecutor(f"tcp://127.0.0.1:{port}", connect_timeout=1.0)
+        start = time.monotonic()
+        with pytest.raises(ScenarioError) as info:
+            ex.connect()
+        assert time.monotonic() - start < 60
+        assert info.value.file == "--dask" and "cannot reach a Dask scheduler" in info.value.message
+        assert "\n" not in str(info.value)
+    finally:
+        stop()

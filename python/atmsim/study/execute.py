@@ -226,10 +226,42 @@ class DaskExecutor:
                 )
                 self.client = Client(self.cluster, timeout=self.timeout)
             else:
-                self.client = Client(self.address, timeout=self.timeout)
+                self.client = self._remote_client(Client)
         except (OSError, TimeoutError, ValueError) as e:
             self.close()
-            raise ScenarioError("--dask", "", f"cannot reach a Dask scheduler at {self.address}: {' '.join(str(e).split())}") from None
+            raise ScenarioError("--dask", "", f"cannot reach a Dask scheduler at {self.address}: {' '.join(str(e).split())[:300]}") from None
+
+    def _remote_client(self, client_class: Any) -> Any:
+        """A client of the scheduler at ``self.address``, made in a thread of its own and
+        waited for at most the timeout plus 10 s: something that is no Dask scheduler (a web
+        server: ``python -m http.server`` never answered the handshake, and one answering
+        "HTTP 400" made distributed read a length of exabytes, MemoryError) is one line
+        instead of a hang or a traceback. A client still trying then is left to its daemon
+        thread."""
+        import threading
+
+        got: dict[str, Any] = {}
+
+        def attempt() -> None:
+            try:
+                got["client"] = client_class(self.address, timeout=self.timeout)
+            except BaseException as e:  # noqa: BLE001 - reported below, in the caller's thread
+                got["error"] = e
+
+        t = threading.Thread(target=attempt, name="atmsim-dask-connect", daemon=True)
+        t.start()
+        t.join(self.timeout + 10.0)
+        where = f"cannot reach a Dask scheduler at {self.address}"
+        if t.is_alive():
+            raise ScenarioError("--dask", "", f"{where}: no Dask answer in {self.timeout + 10.0:g} s (is it a Dask scheduler?)")
+        e = got.get("error")
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise e
+        if isinstance(e, MemoryError):
+            raise ScenarioError("--dask", "", f"{where}: what answers there does not speak Dask's protocol") from None
+        if e is not None:
+            raise ScenarioError("--dask", "", f"{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}") from None
+        return got["client"]
 
     def close(self) -> None:
         if self.client is not None:

@@ -390,7 +390,11 @@ def connect(directory: str | os.PathLike[str]) -> Any:
         "autoinstall_known_extensions": False, "autoload_known_extensions": False, "allow_community_extensions": False,
     })
     try:
-        _create_views(con, d)
+        try:
+            _create_views(con, d)
+        except duckdb.Error as e:
+            # runs.parquet or a series file that is not Parquet (truncated, replaced)
+            raise ScenarioError(str(directory), "", f"cannot read the study's tables: {_duckdb_message(e)}") from None
         con.execute(f"SET allowed_paths = [{_sql_path(d / RUNS_FILE)}]")
         con.execute(f"SET allowed_directories = [{_sql_text(str(d / SERIES) + os.sep)}]")
         con.execute("SET enable_external_access = false")
