@@ -287,3 +287,36 @@ def test_dask_at_a_web_server_is_one_line(kind: str) -> None:
         assert "\n" not in str(info.value)
     finally:
         stop()
+
+
+def test_ten_threads_writing_the_same_output(tmp_path: Path, monkeypatch) -> None:
+    """10 threads running into the same ``out=`` left a ``.same.old-*`` folder and 2 failed;
+    one that finds the directory made by another between its look and its rename now writes
+    into it as into any directory of its own command."""
+    import threading
+
+    import atmsim
+
+    monkeypatch.chdir(tmp_path)
+    for _ in range(3):
+        errors: list[str] = []
+
+        def go() -> None:
+            try:
+                atmsim.run(minimal_scenario(0.01), out="same")
+            except Exception as e:  # noqa: BLE001 - collected for the assertion
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=go) for _ in range(10)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["same"]
+        assert sorted(p.name for p in (tmp_path / "same").iterdir()) == [
+            ".atmsim-output.json", "connections.parquet", "ports.parquet", "summary.json"]
+        assert atmsim.Result.read(tmp_path / "same").summary["events"] > 0
+        import shutil
+
+        shutil.rmtree(tmp_path / "same")
