@@ -244,3 +244,25 @@ def test_a_signal_stops_the_cli_run_of_a_heavy_workload(tmp_path: Path, sig: int
     assert not out.exists()
     # the run itself would take minutes; the allowance covers a loaded machine's scheduling
     assert waited < 30, waited
+
+
+def test_a_dropped_interrupt_is_raised_again(tmp_path: Path) -> None:
+    """An interrupt whose KeyboardInterrupt Python dropped (raised inside a finalizer) is still
+    recorded (atmsim.interrupts): the run loop raises it at its next look, nothing is written.
+    Here the handler's record is made without its exception, from the progress callback."""
+    from atmsim import interrupts
+
+    calls = []
+
+    def progress(t: float, end: float, events: int) -> None:
+        calls.append(events)
+        if len(calls) == 2:
+            interrupts.request(signal.SIGTERM)
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            atmsim.run(minimal_scenario(2.0), out=tmp_path / "out", progress=progress, chunk_events=10_000)
+    finally:
+        interrupts.clear()
+    assert len(calls) == 2 and not (tmp_path / "out").exists()
+    assert list(tmp_path.iterdir()) == []

@@ -133,10 +133,12 @@ def _run_slices(
     sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     from . import _core
+    from .interrupts import raise_if_requested
 
     try:
         while True:
             done = sim.advance(int(chunk_events), _core.SERIES_SLICE_ROWS)
+            raise_if_requested()  # an interrupt whose exception Python dropped (atmsim.interrupts)
             sink.add(sim.drain_series())
             if progress is not None:
                 progress(sim.sim_time_s, sim.end_time_s, sim.events)

@@ -31,7 +31,12 @@ class _Interrupted(Exception):
 
 
 def _sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM is an interrupt like SIGINT: the same clean-up, message and exit code."""
+    """SIGTERM is an interrupt like SIGINT: the same clean-up, message and exit code (recorded,
+    so an interrupt raised where Python drops exceptions is raised again: ``atmsim.interrupts``)."""
+    from . import interrupts
+
+    interrupts.request(signum)
+    interrupts.watchdog(PROG)
     raise KeyboardInterrupt()
 
 
@@ -882,11 +887,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             previous_term = signal.signal(signal.SIGTERM, _sigterm)
+    from . import interrupts
+
+    interrupts.clear()
     try:
         return _main(args)
     finally:
         if previous_term is not None:
             signal.signal(signal.SIGTERM, previous_term)
+        interrupts.clear()
 
 
 def _main(args: list[str]) -> int:
