@@ -320,3 +320,21 @@ def test_ten_threads_writing_the_same_output(tmp_path: Path, monkeypatch) -> Non
         import shutil
 
         shutil.rmtree(tmp_path / "same")
+
+
+@pytest.mark.parametrize("sql", ["", "   ", ";", "/* nothing */"])
+def test_an_empty_query_is_one_line(a_study: Path, capsys, sql: str) -> None:
+    """``atmsim results query D ""`` crashed."""
+    assert main(["results", "query", str(a_study), sql]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no SQL statement given" in err[0], err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs")
+def test_a_study_file_that_is_a_device_or_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in (("/dev/zero", "a character device"), (str(fifo), "a FIFO (named pipe)")):
+        r = subprocess.run([str(VENV_BIN / "atmsim"), "sweep", path, "--out", str(tmp_path / "o"), "-q"],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stderr.splitlines() == [f"atmsim: error: {path}: is {kind}, not a regular file"], r.stderr

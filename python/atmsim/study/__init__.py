@@ -78,8 +78,12 @@ def make_spec(
     """A study from a study file or a scenario file, with the arguments added or replacing the
     file's values; checked (``ScenarioError`` on bad input)."""
     path = os.fspath(source)
-    if not Path(path).is_file():
-        raise ScenarioError(path, "", "no such file")
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, check_readable
+
+    try:
+        check_readable(path, MAX_SCENARIO_BYTES)  # a FIFO or a device is refused at once
+    except Unreadable as e:
+        raise ScenarioError(path, "", "no such file" if e.kind == "missing" else e.reason) from None
     spec = load_study_file(path) if is_study_file(path) else StudySpec(scenario=path)
     label = spec.where
     for kind, table in (("grid", grid), ("zip", zip)):

@@ -289,23 +289,25 @@ _UNTIL_KEYS = {"metric", "rel_half_width", "max_replications"}
 
 def is_study_file(path: str | os.PathLike[str]) -> bool:
     """A TOML file with a top-level ``[study]`` table (else it is taken as a scenario)."""
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, read_limited
+
     try:
-        with open(path, "rb") as f:
-            return isinstance(tomllib.load(f).get("study"), dict)
-    except (OSError, tomllib.TOMLDecodeError):
+        return isinstance(tomllib.loads(read_limited(path, MAX_SCENARIO_BYTES).decode("utf-8")).get("study"), dict)
+    except (Unreadable, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudySpec:
     """Parse a study file (see the module docstring) into a ``StudySpec`` (not yet checked)."""
     display = os.fspath(path)
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, read_limited
+
     try:
-        with open(display, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ScenarioError(display, "", "no such file") from None
-    except OSError as e:
-        raise ScenarioError(display, "", f"cannot read: {e.strerror or e}") from None
+        data = tomllib.loads(read_limited(display, MAX_SCENARIO_BYTES).decode("utf-8"))
+    except Unreadable as e:
+        raise ScenarioError(display, "", "no such file" if e.kind == "missing" else e.reason) from None
+    except UnicodeDecodeError:
+        raise ScenarioError(display, "", "invalid TOML: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(display, "", f"invalid TOML: {e}") from None
     extra = sorted(set(data) - {"study"})
