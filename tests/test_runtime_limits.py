@@ -103,7 +103,7 @@ def test_a_buffer_limit_on_the_port_lets_the_same_source_run(tmp_path: Path) -> 
 
 def test_trace_frames_count_against_the_memory_limit(tmp_path: Path, capsys) -> None:
     """A trace is read line by line and its frames count against the limit while the scenario
-    is read (96 bytes a frame: 200 MB less the process's 150 MB leave room for about 620,000):
+    is read (256 bytes a frame: 200 MB less the process's 150 MB leave room for about 233,000):
     the issue's 20 M-frame trace peaked at 4.8 GB with max_memory_mb = 200."""
     (tmp_path / "t.txt").write_bytes(b"100\n" * 700_000)
     doc = minimal_scenario(0.01, max_memory_mb=200)
