@@ -94,11 +94,13 @@ bench: build extras
 	$(VPY) tools/bench_memory.py
 	$(VPY) tools/bench_seed004.py
 
-# The scenario fuzzer (tests/test_fuzz_scenarios.py) with many more cases than `make test` runs,
-# fresh randomness each time; prints the outcomes. FUZZ_EXAMPLES sets the number of cases.
+# The fuzzers (tests/test_fuzz_scenarios.py: scenarios; tests/test_fuzz_inputs.py: traces,
+# workload scripts, fabric and host tables, study files, queries) with many more cases than
+# `make test` runs, fresh randomness each time; prints the outcomes. FUZZ_EXAMPLES sets the
+# number of cases (of each file).
 FUZZ_EXAMPLES ?= 5000
 fuzz: build dev-deps
-	ATMSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -s tests/test_fuzz_scenarios.py
+	ATMSIM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -s tests/test_fuzz_scenarios.py tests/test_fuzz_inputs.py
 
 clean:
 	cargo clean

@@ -335,5 +335,7 @@ def test_sigint_keeps_finished_runs_and_says_how_to_resume(onoff_file: Path, tmp
     _, err = proc.communicate(timeout=120)
     kept = _rows(out)
     assert proc.returncode == 130 and 2 <= len(kept) < 16
-    assert err.strip().splitlines()[-1] == f"atmsim: interrupted; the runs finished so far are stored in {out}; the same command resumes"
+    runs = "run" if len(kept) == 1 else "runs"
+    assert err.strip().splitlines()[-1] == (
+        f"atmsim: interrupted; {len(kept)} {runs} finished and stored in {out.resolve()}; the same command resumes")
     assert len(atmsim.results(out)) == len(kept)

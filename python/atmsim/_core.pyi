@@ -57,7 +57,13 @@ class Simulation:
     def __init__(self, json: str) -> None: ...
     def advance(self, max_events: int, max_rows: int | None = None) -> bool:
         """Process up to ``max_events`` events (GIL released); ``True`` once the run has finished.
-        With ``max_rows``, also stop once the series hold that many rows (``drain_series``)."""
+        With ``max_rows``, also stop once the series hold that many rows (``drain_series``).
+        Python's signal handlers run every 50 ms of it (SIGINT's ``KeyboardInterrupt`` stops it);
+        a queue crossing the run's memory limit raises ``ScenarioError`` (path
+        ``run.max_memory_mb``), and every later call raises it again."""
+    @property
+    def poll_batch(self) -> int:
+        """Events per batch between two looks at the clock (adapted to the cost of the events)."""
     @property
     def series_rows_held(self) -> int:
         """Series rows the core holds now (not yet drained)."""

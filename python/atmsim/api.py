@@ -97,6 +97,8 @@ def run_document(
     from . import _core
 
     prov = provenance or Provenance()
+    if isinstance(chunk_events, bool) or not isinstance(chunk_events, int) or chunk_events < 1:
+        raise ScenarioError("", "chunk_events", f"must be an integer >= 1, got {chunk_events!r}")
     claimed = claim(out, "run", force=force) if out is not None else None
     text = document_json(doc, prov)
     run_info = doc.get("run") if isinstance(doc.get("run"), dict) else {}
@@ -112,7 +114,10 @@ def run_document(
     scenario_info = {"description": doc.get("description", ""), "file": prov.file}
     log.debug("built in %.3f s", time.perf_counter() - start)
     if claimed is None:
-        summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+        try:
+            summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+        except ScenarioError as e:  # a queue crossed the memory limit while the run went
+            raise with_file(e, prov) from None
         summary["wall_time_s"] = time.perf_counter() - start
         summary["scenario"] = scenario_info
         return Result(summary, series)
@@ -124,6 +129,8 @@ def run_document(
             summary["scenario"] = scenario_info
             text = json.dumps(summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
+    except ScenarioError as e:
+        raise with_file(e, prov) from None
     except OSError as e:
         raise ScenarioError(str(target), "", f"cannot write results: {e.strerror or e}") from None
     return Result(summary, {name: target / path.name for name, path in series.items()})
@@ -133,10 +140,12 @@ def _run_slices(
     sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     from . import _core
+    from .interrupts import raise_if_requested
 
     try:
         while True:
             done = sim.advance(int(chunk_events), _core.SERIES_SLICE_ROWS)
+            raise_if_requested()  # an interrupt whose exception Python dropped (atmsim.interrupts)
             sink.add(sim.drain_series())
             if progress is not None:
                 progress(sim.sim_time_s, sim.end_time_s, sim.events)
@@ -145,7 +154,7 @@ def _run_slices(
         summary = json.loads(sim.summary_json())
         series = sink.close(sim.series_tables())
         log.debug("ran to %.6g s simulated: %s events", summary.get("sim_time_s", float("nan")), summary.get("events"))
-    except (KeyboardInterrupt, MemoryError, OSError):
+    except (KeyboardInterrupt, MemoryError, OSError, ScenarioError):
         sink.abort()
         raise
     except Exception as e:

@@ -33,7 +33,12 @@ class _Interrupted(Exception):
 
 
 def _sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM is an interrupt like SIGINT: the same clean-up, message and exit code."""
+    """SIGTERM is an interrupt like SIGINT: the same clean-up, message and exit code (recorded,
+    so an interrupt raised where Python drops exceptions is raised again: ``atmsim.interrupts``)."""
+    from . import interrupts
+
+    interrupts.request(signum)
+    interrupts.watchdog(PROG)
     raise KeyboardInterrupt()
 
 
@@ -655,11 +660,15 @@ def reproduce_cmd(
     import logging
 
     log = logging.getLogger("atmsim.reproduce").info  # -q / --quiet: WARNING and above only
+    from .study.runner import interrupted_line
+
+    resumes = "the same command reuses them; no report written"
     if experiment == "all":
         try:
             page = rep.reproduce_all(quick=quick, out=out, jobs=jobs, dask=dask, log=log, force=force)
         except KeyboardInterrupt:
-            raise _Interrupted() from None
+            click.echo(interrupted_line(PROG, resumes), err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except OSError as e:
             raise ScenarioError(out or "results/reproduce", "", f"cannot write results: {e.strerror or e}") from None
         click.echo(f"wrote {page}")
@@ -668,7 +677,8 @@ def reproduce_cmd(
         out = out or str(rep.default_out(experiment))  # named as typed: results/reproduce/paper003
         report = rep.reproduce(experiment, quick=quick, out=out, jobs=jobs, log=log, dask=dask, force=force)
     except KeyboardInterrupt:
-        raise _Interrupted() from None
+        click.echo(interrupted_line(PROG, resumes), err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
         target = out or str(rep.default_out(experiment))
         raise ScenarioError(target, "", f"cannot write results: {e.strerror or e}") from None
@@ -796,8 +806,9 @@ def sweep_cmd(
         )
     except KeyboardInterrupt:
         # unlike a run, a study keeps what it finished: say so, and how to go on
-        where = out or "the results directory"
-        click.echo(f"{PROG}: interrupted; the runs finished so far are stored in {where}; the same command resumes", err=True)
+        from .study.runner import interrupted_line
+
+        click.echo(interrupted_line(PROG, "the same command resumes"), err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except OSError as e:
         raise ScenarioError(out or "--out", "", f"cannot write results: {e.strerror or e}") from None
@@ -934,11 +945,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             previous_term = signal.signal(signal.SIGTERM, _sigterm)
+    from . import interrupts
+
+    interrupts.clear()
     try:
         return _main(args)
     finally:
         if previous_term is not None:
             signal.signal(signal.SIGTERM, previous_term)
+        interrupts.clear()
 
 
 def _main(args: list[str]) -> int:

@@ -309,9 +309,15 @@ def install(out: OutputDir, built: Path, scope: Iterable[str] | None = None) -> 
     if not out.existed:
         if _lstat(out.path) is None:
             _write_marker(built, out.command, new)
-            swap_into_place(built, out.path)
-            out.ours = set(new)
-            return
+            try:
+                swap_into_place(built, out.path)
+                out.ours = set(new)
+                return
+            except (ScenarioError, OSError):
+                # another writer (a thread of this process, another process) put it there
+                # between the look and the rename: go on as below; anything else is raised
+                if _lstat(out.path) is None:
+                    raise
         # it appeared while the output was built: claimed as any existing directory (no force)
         again = _claim_existing(_resolve(out.path, out.shown), out.command, out.shown, False, ())
         out.existed, out.ours = True, again.ours

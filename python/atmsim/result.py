@@ -271,10 +271,16 @@ class Result:
             raise ScenarioError(str(d), "", "no such results directory")
         if not summary_path.is_file():
             raise ScenarioError(str(d), "", f"no results here (missing {SUMMARY_FILE})")
+        from .files import MAX_JSON_BYTES, Unreadable, read_limited
+
         try:
-            summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ScenarioError(str(summary_path), "", f"cannot read results: {e}") from None
+            summary = json.loads(read_limited(summary_path, MAX_JSON_BYTES).decode("utf-8"))
+        except Unreadable as e:
+            raise ScenarioError(str(summary_path), "", f"cannot read results: {e.reason}") from None
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise ScenarioError(str(summary_path), "", "cannot read results: not valid JSON") from None
+        if not isinstance(summary, dict):
+            raise ScenarioError(str(summary_path), "", "cannot read results: not a run summary of atmsim (not a JSON object)")
         import pyarrow.parquet as pq
 
         series: dict[str, Any] = {}

@@ -157,14 +157,18 @@ class Provenance:
 
 
 def _read_toml(path: Path, display: str) -> dict[str, Any]:
+    from .files import MAX_SCENARIO_BYTES, Unreadable, read_limited
+
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError(display, "", "file not found") from None
-    except IsADirectoryError:
-        raise ScenarioError(display, "", "is a directory, not a scenario file") from None
-    except OSError as e:
-        raise ScenarioError(display, "", f"cannot read: {e.strerror or e}") from None
+        # a regular file of at most MAX_SCENARIO_BYTES: a FIFO, a device or a directory is
+        # refused at once (atmsim.files)
+        data = read_limited(path, MAX_SCENARIO_BYTES)
+    except Unreadable as e:
+        if e.kind == "missing":
+            raise ScenarioError(display, "", "file not found") from None
+        if e.kind == "directory":
+            raise ScenarioError(display, "", "is a directory, not a scenario file") from None
+        raise ScenarioError(display, "", e.reason) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -631,16 +635,19 @@ def resolve_workloads(doc: dict[str, Any], prov: Provenance) -> None:
         base = Path.cwd() if src.startswith("--") or not src else Path(src).parent
         path = base / f
         shown = os.fspath(path) if src and not src.startswith("--") else f
+        from .files import MAX_SCRIPT_BYTES, Unreadable, read_limited
+
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ScenarioError(src, key, f"workload file not found: {shown}") from None
-        except IsADirectoryError:
-            raise ScenarioError(src, key, f"workload file is a directory: {shown}") from None
+            # a regular file of at most MAX_SCRIPT_BYTES (atmsim.files)
+            text = read_limited(path, MAX_SCRIPT_BYTES).decode("utf-8")
+        except Unreadable as e:
+            if e.kind == "missing":
+                raise ScenarioError(src, key, f"workload file not found: {shown}") from None
+            if e.kind == "directory":
+                raise ScenarioError(src, key, f"workload file is a directory: {shown}") from None
+            raise ScenarioError(src, key, f"workload file {shown} {e.reason}") from None
         except UnicodeDecodeError:
             raise ScenarioError(src, key, f"workload file {shown} is not UTF-8 text") from None
-        except OSError as e:
-            raise ScenarioError(src, key, f"cannot read workload file {shown}: {e.strerror or e}") from None
         del w["file"]
         w["script"] = text
         prov.workload_files[f"connections[{i}].source.workload.script"] = shown

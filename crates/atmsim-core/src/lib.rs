@@ -71,6 +71,7 @@
 
 pub mod abr;
 pub mod app;
+pub mod budget;
 pub mod build;
 pub mod cac;
 pub mod engine;
@@ -99,4 +100,10 @@ pub fn check_json(json: &str) -> Result<(), ScenarioError> {
 pub fn build_from_json(json: &str) -> Result<Simulation, ScenarioError> {
     let sc = parse(json)?;
     Simulation::build(&sc)
+}
+
+impl From<budget::Stopped> for ScenarioError {
+    fn from(s: budget::Stopped) -> Self {
+        ScenarioError::new(s.path, s.message)
+    }
 }

@@ -81,6 +81,55 @@ fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResul
 #[pyclass(module = "atmsim._core")]
 struct Simulation {
     inner: atmsim_core::Simulation,
+    /// Events per batch between two looks at the clock ([`run_for`]).
+    batch: u64,
+}
+
+/// How long the core runs without the GIL before Python's signal handlers get their turn.
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+/// The bounds of a batch of events between two looks at the clock.
+const BATCH_MIN: u64 = 1;
+const BATCH_MAX: u64 = 1 << 16;
+
+/// Run `sim` for at most `max_events` events, `max_rows` rows held, or about `poll` of wall
+/// time, whichever comes first; returns whether the run has ended and the events run. The
+/// events go in batches of `batch` between two looks at the clock: a batch that took more than
+/// a tenth of `poll` is halved for the next, one that took less than a hundredth doubled, so a
+/// run of cheap events looks at the clock every few hundred microseconds (a cost of a few
+/// nanoseconds per thousand events) and a run of costly ones after each few.
+fn run_for(
+    sim: &mut atmsim_core::Simulation,
+    batch: &mut u64,
+    max_events: u64,
+    max_rows: usize,
+    poll: std::time::Duration,
+) -> (Result<bool, atmsim_core::budget::Stopped>, u64) {
+    let start = std::time::Instant::now();
+    let first = sim.events();
+    let mut left = max_events;
+    loop {
+        let n = left.min(*batch);
+        let t0 = std::time::Instant::now();
+        let before = sim.events();
+        let done = match sim.advance_checked(n, max_rows) {
+            Ok(d) => d,
+            Err(e) => return (Err(e), sim.events() - first),
+        };
+        let ran = sim.events() - before;
+        left -= ran.min(left);
+        let now = std::time::Instant::now();
+        let took = now - t0;
+        if ran == n {
+            if took > poll / 10 {
+                *batch = (*batch / 2).max(BATCH_MIN);
+            } else if took < poll / 100 {
+                *batch = (*batch * 2).min(BATCH_MAX);
+            }
+        }
+        if done || left == 0 || ran < n || now - start >= poll {
+            return (Ok(done), sim.events() - first);
+        }
+    }
 }
 
 #[pymethods]
@@ -88,16 +137,41 @@ impl Simulation {
     #[new]
     fn new(json: &str) -> PyResult<Self> {
         let inner = atmsim_core::build_from_json(json).map_err(Error::from)?;
-        Ok(Simulation { inner })
+        Ok(Simulation { inner, batch: 1024 })
     }
 
     /// Run at most `max_events` events without the GIL; True once the run has ended. With
     /// `max_rows`, also stop once the series hold that many rows (take them with
     /// `drain_series`), so memory stays bounded however long the run.
+    ///
+    /// Signals are honoured while it runs (issue 31 item 4): the core runs in batches of events
+    /// sized to take about [`POLL`] each (no event takes more than a few milliseconds: the
+    /// workload runner's calls are bounded, `ACTS_PER_CALL`), and after [`POLL`] of running it
+    /// takes the GIL back to run Python's signal handlers (`check_signals`): SIGINT's
+    /// KeyboardInterrupt, or the CLI's SIGTERM handler, stops the run within a fraction of a
+    /// second wherever it is. A queue crossing the run's memory budget raises `ScenarioError`
+    /// (`Simulation::advance_checked`).
     #[pyo3(signature = (max_events, max_rows = None))]
-    fn advance(&mut self, py: Python<'_>, max_events: u64, max_rows: Option<usize>) -> bool {
-        let sim = &mut self.inner;
-        py.detach(move || sim.advance_bounded(max_events, max_rows.unwrap_or(usize::MAX)))
+    fn advance(&mut self, py: Python<'_>, max_events: u64, max_rows: Option<usize>) -> PyResult<bool> {
+        let rows = max_rows.unwrap_or(usize::MAX);
+        let mut left = max_events;
+        loop {
+            let sim = &mut self.inner;
+            let batch = &mut self.batch;
+            let (result, ran) = py.detach(move || run_for(sim, batch, left, rows, POLL));
+            let done = result.map_err(|e| Error::from(atmsim_core::ScenarioError::from(e)))?;
+            left -= ran.min(left);
+            if done || left == 0 || self.inner.series().rows_held() >= rows {
+                return Ok(done);
+            }
+            py.check_signals()?;
+        }
+    }
+
+    /// Events per batch between two looks at the clock (adapted to the run's cost per event).
+    #[getter]
+    fn poll_batch(&self) -> u64 {
+        self.batch
     }
 
     /// Rows the series hold now (not yet drained).

@@ -87,8 +87,12 @@ def make_spec(
     """A study from a study file or a scenario file, with the arguments added or replacing the
     file's values; checked (``ScenarioError`` on bad input)."""
     path = os.fspath(source)
-    if not Path(path).is_file():
-        raise ScenarioError(path, "", "no such file")
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, check_readable
+
+    try:
+        check_readable(path, MAX_SCENARIO_BYTES)  # a FIFO or a device is refused at once
+    except Unreadable as e:
+        raise ScenarioError(path, "", "no such file" if e.kind == "missing" else e.reason) from None
     spec = load_study_file(path) if is_study_file(path) else StudySpec(scenario=path)
     label = spec.where
     for kind, table in (("grid", grid), ("zip", zip)):
@@ -183,7 +187,13 @@ def point_document(spec: StudySpec, params: Mapping[str, Any]) -> tuple[dict[str
             raise
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
+    """Every metric is a number in the run's row (``-m scenario.description``, a text, failed
+    once the runs were stored); an aggregate is checked by its own rules."""
     from .metrics import check_metric, is_aggregate
 
     for m in spec.metrics:
@@ -191,13 +201,16 @@ def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
             why = check_metric(m, row)
             if why:
                 raise ScenarioError(spec.where or "--metric", m, why)
-    missing = [m for m in spec.metrics if m not in row and not is_aggregate(m)]
+    missing = [m for m in spec.metrics if not is_aggregate(m) and not _is_number(row.get(m))]
     if missing:
         m = missing[0]
         head = m.rsplit(".", 1)[0]
         near = sorted(k for k in row if k.startswith(head + ".") and isinstance(row[k], (int, float)))[:8]
         hint = ("; keys here: " + ", ".join(k.rsplit(".", 1)[1] for k in near)) if near else ""
-        raise ScenarioError(spec.where or "--metric", m, f"not a number in the run summary{hint}")
+        what = "not a number in the run summary"
+        if m in row:
+            what += f" (it is {type(row[m]).__name__})"
+        raise ScenarioError(spec.where or "--metric", m, f"{what}{hint}")
 
 
 def sweep(
@@ -298,16 +311,23 @@ def sweep(
                     raise problem[0]
         finally:
             bar.close()
+    except BaseException:
+        if "store" in locals():
+            store.release()  # not kept by the traceback's frames
+        raise
     finally:
         if isinstance(executor, DaskExecutor):
             executor.close()
-    wanted = {t.run_id for t in tasks}
-    table = results(store.dir)
-    table = table[table["run_id"].isin(wanted)].reset_index(drop=True)
-    params = [param_column(a.key) for a in spec.axes]
-    points = point_table(table, spec.metrics, params, spec.confidence)
-    if not points.empty:
-        store.write_text("points.csv", points.to_csv(index=False))
+    try:
+        wanted = {t.run_id for t in tasks}
+        table = results(store.dir)
+        table = table[table["run_id"].isin(wanted)].reset_index(drop=True)
+        params = [param_column(a.key) for a in spec.axes]
+        points = point_table(table, spec.metrics, params, spec.confidence)
+        if not points.empty:
+            store.write_text("points.csv", points.to_csv(index=False))
+    finally:
+        store.release()
     return StudyResult(store.dir, spec, table, points, ran, skipped)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -71,9 +72,26 @@ def execute(task: Task) -> dict[str, Any]:
     return row
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int | None = None) -> None:
     # the parent decides what an interrupt means (it stops the pool)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int | None) -> None:
+    """This worker process ends when its parent does, however it ends (issue 31: the workers of
+    a SIGKILLed sweep ran on for minutes): Linux's parent-death signal (``PR_SET_PDEATHSIG``,
+    SIGKILL), and a parent already gone by now ends it at once. Elsewhere nothing is done."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 Done = Callable[[dict[str, Any]], Any]
@@ -116,7 +134,8 @@ class LocalExecutor:
         while (queue or suspects) and not stop():
             isolated = bool(suspects)
             width = 1 if isolated else self.jobs
-            pool = ProcessPoolExecutor(max_workers=min(width, len(queue) or 1), mp_context=ctx, initializer=_worker_init)
+            pool = ProcessPoolExecutor(max_workers=min(width, len(queue) or 1), mp_context=ctx, initializer=_worker_init,
+                                       initargs=(os.getpid(),))
             outstanding: dict[Any, Task] = {}
             broken = False
             try:
@@ -211,10 +230,42 @@ class DaskExecutor:
                 )
                 self.client = Client(self.cluster, timeout=self.timeout)
             else:
-                self.client = Client(self.address, timeout=self.timeout)
+                self.client = self._remote_client(Client)
         except (OSError, TimeoutError, ValueError) as e:
             self.close()
-            raise ScenarioError("--dask", "", f"cannot reach a Dask scheduler at {self.address}: {' '.join(str(e).split())}") from None
+            raise ScenarioError("--dask", "", f"cannot reach a Dask scheduler at {self.address}: {' '.join(str(e).split())[:300]}") from None
+
+    def _remote_client(self, client_class: Any) -> Any:
+        """A client of the scheduler at ``self.address``, made in a thread of its own and
+        waited for at most the timeout plus 10 s: something that is no Dask scheduler (a web
+        server: ``python -m http.server`` never answered the handshake, and one answering
+        "HTTP 400" made distributed read a length of exabytes, MemoryError) is one line
+        instead of a hang or a traceback. A client still trying then is left to its daemon
+        thread."""
+        import threading
+
+        got: dict[str, Any] = {}
+
+        def attempt() -> None:
+            try:
+                got["client"] = client_class(self.address, timeout=self.timeout)
+            except BaseException as e:  # noqa: BLE001 - reported below, in the caller's thread
+                got["error"] = e
+
+        t = threading.Thread(target=attempt, name="atmsim-dask-connect", daemon=True)
+        t.start()
+        t.join(self.timeout + 10.0)
+        where = f"cannot reach a Dask scheduler at {self.address}"
+        if t.is_alive():
+            raise ScenarioError("--dask", "", f"{where}: no Dask answer in {self.timeout + 10.0:g} s (is it a Dask scheduler?)")
+        e = got.get("error")
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise e
+        if isinstance(e, MemoryError):
+            raise ScenarioError("--dask", "", f"{where}: what answers there does not speak Dask's protocol") from None
+        if e is not None:
+            raise ScenarioError("--dask", "", f"{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}") from None
+        return got["client"]
 
     def close(self) -> None:
         if self.client is not None:

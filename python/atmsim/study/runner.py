@@ -12,7 +12,11 @@ from typing import Any
 from .execute import DaskExecutor, LocalExecutor, Task
 from .store import Store
 
-__all__ = ["run_id_of", "run_tasks", "Progress"]
+__all__ = ["run_id_of", "run_tasks", "Progress", "STORED", "interrupted_line"]
+
+#: per store directory this process ran a study in, the runs stored there when it began (what
+#: an interrupted command compares with to say what it kept)
+STORED: dict[str, set[str]] = {}
 
 
 def run_id_of(doc: dict[str, Any]) -> str:
@@ -66,6 +70,7 @@ def run_tasks(
     ``on_row(row)`` returning True stops the study (runs in progress still finish and are
     stored). Returns (runs finished now, runs skipped as stored)."""
     done = store.done_ids()
+    STORED.setdefault(str(store.dir), set(done))
     if retry_failed and done:
         from .store import results
 
@@ -95,3 +100,23 @@ def run_tasks(
         store.compact()  # the rows of this session into runs.parquet
         store.remove_stale()  # again: a killed process seen alive (not yet reaped) at the start
     return ran, len(tasks) - len(todo)
+
+
+def interrupted_line(prog: str, resumes: str) -> str:
+    """What an interrupted study or reproduction says it kept, truthfully (issue 31: a SIGTERM'd
+    ``reproduce`` said "no output written" though it had stored 3 runs): the runs this process
+    stored and where; ``resumes`` says what the same command does with them."""
+    kept = {}
+    for d, before in STORED.items():
+        try:
+            n = len(Store(d).done_ids() - before)
+        except Exception:  # a damaged store: it says nothing kept
+            n = 0
+        if n:
+            kept[d] = n
+    if not kept:
+        return f"{prog}: interrupted; no run finished, nothing new stored"
+    total = sum(kept.values())
+    where = ", ".join(sorted(kept))
+    runs = "run" if total == 1 else "runs"
+    return f"{prog}: interrupted; {total} {runs} finished and stored in {where}; {resumes}"

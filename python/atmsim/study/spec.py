@@ -48,6 +48,11 @@ __all__ = ["StudySpec", "Axis", "parse_values", "derive_seed", "load_study_file"
 _FUNC = re.compile(r"^\s*(range|linspace|geom)\s*\((.*)\)\s*$")
 #: points above this are refused (a typo in a range would otherwise plan millions of runs)
 MAX_POINTS = 100_000
+#: replications per point above this are refused (``-r 1000000`` planned for minutes)
+MAX_REPLICATIONS = 10_000
+#: runs of a study (points x replications, or x max_replications with until) above this are
+#: refused: each is planned, validated and stored
+MAX_RUNS = 100_000
 
 
 def derive_seed(master: int, replication: int) -> int:
@@ -112,17 +117,20 @@ def _expand(kind: str, args: list[int | float], where: str, key: str) -> list[An
     if kind == "range":
         if c == 0 or (b - a) * c < 0:
             raise ScenarioError(where, key, f"range({a}, {b}, {c}) gives no values (STEP must move START towards STOP)")
-        n = int(math.floor((b - a) / c + 1e-9)) + 1
-        if n > MAX_POINTS:
-            raise ScenarioError(where, key, f"range gives {n} values, more than {MAX_POINTS}")
+        count = (b - a) / c  # a float: range(0, 1e300, 1e-300) is inf, not an int
+        if not math.isfinite(count) or count + 1 > MAX_POINTS:
+            raise ScenarioError(where, key, f"range({a}, {b}, {c}) gives more than {MAX_POINTS} values")
+        n = int(math.floor(count + 1e-9)) + 1
         out = [a + i * c if integral else round(a + i * c, 12) for i in range(n)]
     elif kind == "linspace":
-        if not isinstance(c, int) or c < 1 or c > MAX_POINTS:
+        if isinstance(c, bool) or not isinstance(c, int) or c < 1 or c > MAX_POINTS:
             raise ScenarioError(where, key, f"linspace N must be an integer from 1 to {MAX_POINTS}, got {c}")
         out = [a] if c == 1 else [round(a + (b - a) * i / (c - 1), 12) for i in range(c)]
     else:  # geom
         if a <= 0 or b <= 0 or c <= 1:
             raise ScenarioError(where, key, f"geom(START, STOP, FACTOR) needs START, STOP > 0 and FACTOR > 1; got {a}, {b}, {c}")
+        if math.log(b / a) / math.log(c) + 1 > MAX_POINTS:
+            raise ScenarioError(where, key, f"geom({a}, {b}, {c}) gives more than {MAX_POINTS} values")
         x = a
         while x <= b * (1 + 1e-12) and len(out) <= MAX_POINTS:
             out.append(x if integral else round(x, 12))
@@ -169,11 +177,20 @@ class StudySpec:
         w = self.where
         if not isinstance(self.replications, int) or isinstance(self.replications, bool) or self.replications < 1:
             raise ScenarioError(w or "--replications", "replications", f"must be an integer >= 1, got {self.replications!r}")
+        if self.replications > MAX_REPLICATIONS:
+            raise ScenarioError(w or "--replications", "replications", f"must be at most {MAX_REPLICATIONS}, got {self.replications}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
             raise ScenarioError(w or "--seed", "seed", f"must be an integer >= 0, got {self.seed!r}")
         if not (isinstance(self.confidence, (int, float)) and 0 < self.confidence < 1):
             raise ScenarioError(w or "--confidence", "confidence", f"must be between 0 and 1, got {self.confidence!r}")
         keys = [a.key for a in self.axes] + list(self.fixed)
+        for k in keys:
+            if k.replace(" ", "") in ("run.seed", "run"):
+                raise ScenarioError(
+                    w or "--grid", k,
+                    "a study sets run.seed itself, one seed per replication from the master seed (--seed); "
+                    "vary the replications (-r) or the master seed instead",
+                )
         dup = sorted({k for k in keys if keys.count(k) > 1})
         if dup:
             raise ScenarioError(w or "--grid", dup[0], "key path set more than once (grid, zip and set must differ)")
@@ -187,12 +204,16 @@ class StudySpec:
         if self.until_metric is not None or self.until_rel_half_width is not None:
             if self.until_metric is None or self.until_rel_half_width is None:
                 raise ScenarioError(w or "--until", "until", "needs both a metric and a relative half-width")
+            if not isinstance(self.until_metric, str) or not self.until_metric:
+                raise ScenarioError(w or "--until", "until.metric", f"must be a summary key path (text), got {self.until_metric!r}")
             if not (0 < self.until_rel_half_width):
                 raise ScenarioError(w or "--until", "until.rel_half_width", f"must be > 0, got {self.until_rel_half_width}")
             if self.until_metric not in self.metrics:
                 self.metrics.append(self.until_metric)
             cap = self.max_replications
-            if cap is None or not isinstance(cap, int) or cap < max(2, self.replications):
+            if isinstance(cap, int) and not isinstance(cap, bool) and cap > MAX_REPLICATIONS:
+                raise ScenarioError(w or "--max-replications", "until.max_replications", f"must be at most {MAX_REPLICATIONS}, got {cap}")
+            if cap is None or isinstance(cap, bool) or not isinstance(cap, int) or cap < max(2, self.replications):
                 raise ScenarioError(
                     w or "--max-replications", "until.max_replications",
                     f"must be an integer >= max(2, replications) = {max(2, self.replications)}, got {cap!r}",
@@ -200,6 +221,12 @@ class StudySpec:
         n = self.point_count()
         if n > MAX_POINTS:
             raise ScenarioError(w or "--grid", "grid", f"{n} points, more than {MAX_POINTS}")
+        per_point = self.max_replications if self.adaptive and isinstance(self.max_replications, int) else self.replications
+        if n * per_point > MAX_RUNS:
+            raise ScenarioError(
+                w or "--replications", "replications",
+                f"{n} points x {per_point} replications = {n * per_point} runs, more than {MAX_RUNS}",
+            )
 
     def point_count(self) -> int:
         crossed = [len(a.values) for a in self.axes if a.kind == "grid"]
@@ -262,23 +289,25 @@ _UNTIL_KEYS = {"metric", "rel_half_width", "max_replications"}
 
 def is_study_file(path: str | os.PathLike[str]) -> bool:
     """A TOML file with a top-level ``[study]`` table (else it is taken as a scenario)."""
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, read_limited
+
     try:
-        with open(path, "rb") as f:
-            return isinstance(tomllib.load(f).get("study"), dict)
-    except (OSError, tomllib.TOMLDecodeError):
+        return isinstance(tomllib.loads(read_limited(path, MAX_SCENARIO_BYTES).decode("utf-8")).get("study"), dict)
+    except (Unreadable, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudySpec:
     """Parse a study file (see the module docstring) into a ``StudySpec`` (not yet checked)."""
     display = os.fspath(path)
+    from ..files import MAX_SCENARIO_BYTES, Unreadable, read_limited
+
     try:
-        with open(display, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ScenarioError(display, "", "no such file") from None
-    except OSError as e:
-        raise ScenarioError(display, "", f"cannot read: {e.strerror or e}") from None
+        data = tomllib.loads(read_limited(display, MAX_SCENARIO_BYTES).decode("utf-8"))
+    except Unreadable as e:
+        raise ScenarioError(display, "", "no such file" if e.kind == "missing" else e.reason) from None
+    except UnicodeDecodeError:
+        raise ScenarioError(display, "", "invalid TOML: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(display, "", f"invalid TOML: {e}") from None
     extra = sorted(set(data) - {"study"})

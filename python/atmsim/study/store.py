@@ -83,6 +83,20 @@ class Store:
         self.series_dir = self.dir / SERIES
         #: the claim of the directory (``open``): what the store may replace; None for readers
         self.out = out
+        #: the descriptor holding the study's lock (``open``; None for readers)
+        self._lock: int | None = None
+
+    def release(self) -> None:
+        """Give up the study's lock (``open`` took it; also when the store is collected)."""
+        if self._lock is not None:
+            try:
+                os.close(self._lock)
+            except OSError:
+                pass
+            self._lock = None
+
+    def __del__(self) -> None:
+        self.release()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -113,6 +127,7 @@ class Store:
         out = claim(directory, kind, force=force, writes=STORE_NAMES + tuple(writes))
         out.ensure()
         store = cls(out.path, out)
+        store._lock = _lock_study(out.path, str(directory))
         store.table_dir.mkdir(exist_ok=True)
         store.series_dir.mkdir(exist_ok=True)
         out.add([TABLE + "/", SERIES + "/"])
@@ -289,6 +304,32 @@ def _arrow_type(key: str, value: Any) -> Any:
     return pa.string()
 
 
+def _lock_study(directory: Path, shown: str) -> int | None:
+    """An exclusive lock on the study directory (``flock`` on the directory itself, so nothing
+    is added to it), held by the returned descriptor until ``Store.release`` or the process
+    ends (a killed process's lock goes with it). A second study process on the same directory
+    would run every run the first is running (issue 31: two sweeps on one study ran each run
+    twice), so it is refused at once with one line. None where ``flock`` does not exist."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ScenarioError(
+            shown, "",
+            "another atmsim process is running this study now; wait until it ends (or stop it), then start "
+            "again: the runs it stored are kept and not run twice",
+        ) from None
+    except OSError:
+        os.close(fd)  # a file system without locks: go on without one
+        return None
+    return fd
+
+
 def _adopt_legacy(directory: Path, kind: str, existing: Mapping[str, Any] | None) -> None:
     """A study written before the marker existed (``study.json`` of this kind and identity, no
     marker) gets the marker, listing the store's own files that are there; nothing else in the
@@ -349,7 +390,11 @@ def connect(directory: str | os.PathLike[str]) -> Any:
         "autoinstall_known_extensions": False, "autoload_known_extensions": False, "allow_community_extensions": False,
     })
     try:
-        _create_views(con, d)
+        try:
+            _create_views(con, d)
+        except duckdb.Error as e:
+            # runs.parquet or a series file that is not Parquet (truncated, replaced)
+            raise ScenarioError(str(directory), "", f"cannot read the study's tables: {_duckdb_message(e)}") from None
         con.execute(f"SET allowed_paths = [{_sql_path(d / RUNS_FILE)}]")
         con.execute(f"SET allowed_directories = [{_sql_text(str(d / SERIES) + os.sep)}]")
         con.execute("SET enable_external_access = false")

@@ -94,6 +94,7 @@ impl SegmentOut for FrameQueue {
         true
     }
     fn frame(&mut self, sdu: u32, seg: SegHdr) {
+        crate::budget::deque_push(&self.frames, "the frames waiting at an ABR source's host");
         self.frames.push_back((sdu, seg));
         self.cells += aal5_cells(sdu) as u64;
     }
@@ -493,6 +494,7 @@ impl Application for AbrSource {
             self.efci = cell.hdr & H_EFCI != 0; // DES rule 1
         } else if let Feed::Relay(q) = &mut self.feed {
             // a virtual source: a data cell from the upstream segment joins the per-VC queue
+            crate::budget::deque_push(q, "the relay queue of an ABR virtual source");
             q.push_back(*cell);
             self.own_feed(ctx.now);
             self.request_timer(ctx);

@@ -96,6 +96,10 @@ impl Application for VideoSender {
             if datagram {
                 io.write(0, bytes as u64); // one message, sent whole
             } else if bytes > 0 {
+                crate::budget::deque_push(
+                    &self.pending,
+                    "the video frames waiting for a socket's send buffer",
+                );
                 self.pending.push_back((m, bytes as u64, true));
             }
         }

@@ -166,7 +166,19 @@ pub struct WorkloadApp {
     started: bool,
     /// Initiator: when the last statement ended.
     pub done_at: Option<SimTime>,
+    /// A call that took [`ACTS_PER_CALL`] actions stopped there and goes on at this time (the
+    /// same instant: the application's timer).
+    resume: Option<SimTime>,
 }
+
+/// The most actions (writes, reads, delays) one call of the runner takes: a script of many
+/// small units through a socket that takes every write at once (an ideal host's: unlimited
+/// buffers) would write them all in one event (`1 bulk_get 1000*4294967295;`: 4 billion
+/// writes, minutes of computing in which the run could not be interrupted). Past this many the
+/// call stops and the runner is called again at the same instant by its timer, so no event
+/// takes more than a few milliseconds; the writes and their order are the same. No script of
+/// the repository comes near it (the largest writes 100,000 units at once).
+pub const ACTS_PER_CALL: u32 = 1 << 17;
 
 impl WorkloadApp {
     /// One end; socket k is connection k, `shared[k]` its size stream (the same seed at both
@@ -198,12 +210,13 @@ impl WorkloadApp {
             run: 0,
             started: false,
             done_at: None,
+            resume: None,
         }
     }
 
     /// The earliest time the application needs a call (the host adds its sockets').
     fn own_timer(&self) -> Option<SimTime> {
-        let mut t = (!self.started).then_some(self.p.start);
+        let mut t = (!self.started).then_some(self.p.start).or(self.resume);
         for c in &self.conns {
             t = match (t, c.wake) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -268,12 +281,14 @@ impl WorkloadApp {
                 self.begin_statement_run();
             }
         }
+        self.resume = None;
+        let mut acts = ACTS_PER_CALL;
         loop {
             let mut progress = false;
             for k in 0..self.conns.len() {
                 let role = self.role;
                 let p = self.p;
-                progress |= step(&mut self.conns[k], k as u16, role, &p, io);
+                progress |= step(&mut self.conns[k], k as u16, role, &p, io, &mut acts);
                 if self.role == Role::Responder && self.conns[k].cur.is_none() {
                     progress |= self.responder_next(k);
                 }
@@ -283,6 +298,11 @@ impl WorkloadApp {
                 if self.conns.iter().any(|c| c.cur.is_none()) {
                     progress |= self.barrier_once(now);
                 }
+            }
+            if acts == 0 {
+                // the rest at the same instant, in a call of its own (`ACTS_PER_CALL`)
+                self.resume = Some(now);
+                break;
             }
             if !progress {
                 break;
@@ -340,6 +360,7 @@ impl WorkloadApp {
 
 /// Start a run of `op` on connection `c` (both roles).
 fn start_run(c: &mut Conn, op: Op, stmt: u32, member: u16) {
+    crate::budget::vec_push(&c.recs, "a workload script's records of its runs");
     c.recs.push(RunRec {
         stmt,
         member,
@@ -430,8 +451,16 @@ fn next_act(cur: &mut Cursor, role: Role, ctrl: u64, shared: &mut Rng) -> Option
     }
 }
 
-/// Move connection `c` on as far as it can go now; true if anything changed.
-fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, io: &mut impl Io) -> bool {
+/// Move connection `c` on as far as it can go now, taking at most `acts` more actions (counted
+/// down); true if anything changed.
+fn step(
+    c: &mut Conn,
+    k: u16,
+    role: Role,
+    p: &WorkloadParams,
+    io: &mut impl Io,
+    acts: &mut u32,
+) -> bool {
     let now = io.now();
     let mut progress = false;
     // the application reads whatever has arrived
@@ -453,6 +482,7 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, io: &mut impl Io) 
             return progress;
         };
         match c.act {
+            None if *acts == 0 => return progress,
             None => match next_act(cur, role, p.control_bytes, &mut c.shared) {
                 None => {
                     c.cur = None;
@@ -460,6 +490,7 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, io: &mut impl Io) 
                 }
                 Some(a) => {
                     c.act = Some(a);
+                    *acts -= 1;
                     progress = true;
                     match a {
                         Act::Delay => {
@@ -521,6 +552,10 @@ fn step(c: &mut Conn, k: u16, role: Role, p: &WorkloadParams, io: &mut impl Io) 
                         rec.last_read = Some(now);
                         rec.units += 1;
                         rec.bytes += cur.sizes.0;
+                        crate::budget::vec_push(
+                            &rec.trans_ms,
+                            "a workload script's transaction times",
+                        );
                         rec.trans_ms.push(ps_to_secs(now - rec.trans_start) * 1e3);
                     }
                     Mark::Control | Mark::Request => {}

@@ -306,6 +306,7 @@ impl Simulation {
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
             hosts: Hosts::default(),
+            budget: Box::new(memory_budget(sc)),
         };
         host_models(&mut sim, sc);
         if warmup > 0 {
@@ -476,5 +477,21 @@ mod tests {
             }
         }
         assert!(files >= 3, "read {files} files of {dir}");
+    }
+}
+
+/// The memory budget of a run's queues (`crate::budget`): the memory limit less what the
+/// estimate made before the run counted.
+fn memory_budget(sc: &Scenario) -> crate::budget::Budget {
+    let Ok(Some((limit, source))) = crate::scenario::memory_limit(sc) else {
+        return crate::budget::Budget::default();
+    };
+    let estimated = crate::scenario::estimate(sc).memory_bytes;
+    crate::budget::Budget {
+        limit: limit as u64,
+        source,
+        estimated: estimated as u64,
+        left: (limit - estimated).max(0.0) as u64,
+        stopped: None,
     }
 }

@@ -118,6 +118,7 @@ pub(crate) fn build(
         }),
         hp_tx: 0,
         hp_mark: 0,
+        held_cells: 0,
         stats: PortStats::default(),
     }
 }

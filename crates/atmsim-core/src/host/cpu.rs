@@ -173,6 +173,7 @@ impl HostCpu {
         cost: SimDuration,
         job: Job,
     ) -> Option<(SimTime, u32)> {
+        crate::budget::deque_push(&self.queues[level], "the jobs waiting for a host's CPU");
         self.queues[level].push_back((cost, job));
         match self.current {
             None => self.start_next(now),

@@ -22,15 +22,22 @@ pub struct Monitor {
     pub(crate) tolerance: f64,
 }
 
+/// What the memory budget calls a monitor's records (`crate::budget`).
+const MONITOR: &str = "the cell times of a bundle monitor (propose_contract)";
+
 impl Monitor {
-    #[inline]
+    /// Out of line: only monitored connections call it, and its memory accounting
+    /// (`crate::budget`) is kept out of the per-cell emission of every other.
+    #[inline(never)]
     pub(crate) fn record(&mut self, now: SimTime) {
         while now >= self.window_end {
+            crate::budget::vec_push(&self.counts, MONITOR);
             self.counts.push(self.count);
             self.count = 0;
             self.window_end += self.window_ps;
         }
         self.count += 1;
+        crate::budget::vec_push(&self.times, MONITOR);
         self.times.push(now);
     }
 

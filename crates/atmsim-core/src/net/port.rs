@@ -62,6 +62,9 @@ pub struct Port {
     pub(crate) hp_tx: u64,
     pub(crate) hp_mark: u64,
     pub stats: PortStats,
+    /// The most cells ever waiting here, whole run (what the memory budget was charged for:
+    /// `crate::budget`, in steps of `budget::STEP`).
+    pub(crate) held_cells: u32,
 }
 
 impl Port {
@@ -247,7 +250,32 @@ impl Port {
         }
         if self.queue.len > self.stats.max_queue {
             self.stats.max_queue = self.queue.len;
+            if self.queue.len > self.held_cells {
+                self.new_held();
+            }
         }
+    }
+
+    /// The queue holds more cells than ever before: at each multiple of `budget::STEP` the
+    /// memory budget is charged for `STEP` more cells (`crate::budget`).
+    #[cold]
+    #[inline(never)]
+    fn new_held(&mut self) {
+        self.held_cells = self.queue.len;
+        if self.held_cells % crate::budget::STEP != 0 {
+            return;
+        }
+        let bytes = crate::budget::STEP as u64 * crate::budget::PORT_CELL_BYTES;
+        crate::budget::take(bytes, || {
+            (
+                format!(
+                    "the queue of output port {} ({} cells)",
+                    self.name, self.queue.len
+                ),
+                Some(format!("nodes[{}].buffer_cells", self.node)),
+                self.held_cells as u64 * crate::budget::PORT_CELL_BYTES,
+            )
+        });
     }
 
     /// The line starts sending a cell of category `cls` at `now` (it is free): the pacer's

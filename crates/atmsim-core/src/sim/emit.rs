@@ -65,7 +65,9 @@ impl Simulation {
         if let Some(sh) = &mut f.shaper {
             if !sh.queue.is_empty() || sh.earliest() > now {
                 sh.queue.push_back(cell);
-                sh.max_queue = sh.max_queue.max(sh.queue.len());
+                if sh.queue.len() > sh.max_queue {
+                    new_max_shaped(sh, &f.name);
+                }
                 if !sh.pending {
                     sh.pending = true;
                     let t = sh.earliest().max(now);
@@ -124,4 +126,24 @@ impl Simulation {
         let (p, cls) = (f.ports[0], f.category as usize);
         self.enqueue(p, cell, cls);
     }
+}
+
+/// A shaper's queue holds more cells than ever: at each multiple of `budget::STEP` the memory
+/// budget is charged for `STEP` more (`crate::budget`).
+#[cold]
+#[inline(never)]
+fn new_max_shaped(sh: &mut Shaper, flow: &str) {
+    use crate::budget::{take, QUEUED_CELL_BYTES, STEP};
+    sh.max_queue = sh.queue.len();
+    let cells = sh.max_queue;
+    if cells % STEP as usize != 0 {
+        return;
+    }
+    take(STEP as u64 * QUEUED_CELL_BYTES, || {
+        (
+            format!("the source shaper of connection {flow} ({cells} cells)"),
+            None,
+            cells as u64 * QUEUED_CELL_BYTES,
+        )
+    });
 }

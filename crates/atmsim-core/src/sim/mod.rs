@@ -89,6 +89,9 @@ pub struct Simulation {
     pub(crate) series: Probes,
     /// The host models (`nodes[].host`; empty without any).
     pub hosts: Hosts,
+    /// The memory budget of the run's queues (`crate::budget`), and the error that stopped
+    /// the run when one crossed it (boxed: the hot `Simulation`'s layout stays as it was).
+    pub(crate) budget: Box<crate::budget::Budget>,
 }
 
 impl Simulation {
@@ -126,7 +129,45 @@ impl Simulation {
     /// (checked after each sample and ABR interval, the events that add rows), so the front end
     /// can drain them ([`Simulation::drain_series`]) with memory bounded whatever the run's
     /// length. Where it stops changes no result: the events run in the same order.
+    ///
+    /// The queues that grow take their memory from the run's budget while it goes
+    /// (`crate::budget`); one that would cross it unwinds out of here with a
+    /// [`crate::budget::OverBudget`] payload: [`Simulation::advance_checked`] catches it.
     pub fn advance_bounded(&mut self, max_events: u64, max_rows: usize) -> bool {
+        let scope = crate::budget::Scope::enter(self.budget.left);
+        let done = self.advance_events(max_events, max_rows);
+        self.budget.left = scope.left();
+        done
+    }
+
+    /// As [`Simulation::advance_bounded`]; a queue crossing the run's memory budget stops the
+    /// run with a [`crate::budget::Stopped`] error naming it, the memory limit and the key that
+    /// sets it (`run.max_memory_mb`), and every later call returns that error: the simulation's
+    /// state was cut short. Other panics unwind as before.
+    pub fn advance_checked(
+        &mut self,
+        max_events: u64,
+        max_rows: usize,
+    ) -> Result<bool, crate::budget::Stopped> {
+        if let Some(e) = &self.budget.stopped {
+            return Err(e.clone());
+        }
+        let run = std::panic::AssertUnwindSafe(|| self.advance_bounded(max_events, max_rows));
+        match std::panic::catch_unwind(run) {
+            Ok(done) => Ok(done),
+            Err(payload) => match payload.downcast::<crate::budget::OverBudget>() {
+                Ok(over) => {
+                    let e = self.budget.stop(&over, ps_to_secs(self.now));
+                    Err(e)
+                }
+                Err(other) => std::panic::resume_unwind(other),
+            },
+        }
+    }
+
+    /// The run loop of [`Simulation::advance_bounded`].
+    #[inline(always)]
+    fn advance_events(&mut self, max_events: u64, max_rows: usize) -> bool {
         // the event queue packs one-field events' indices (ports, endpoints, flows, call
         // classes) in 28 bits and checks them here, once, rather than on every push
         let most = [

@@ -98,6 +98,7 @@ impl UdpSender {
         let m = self.next_msg;
         self.next_msg = self.next_msg.wrapping_add(1);
         self.stats.messages += 1;
+        crate::budget::deque_push(&self.queue, "the send queue of a UDP socket");
         self.queue.push_back((m, bytes, 0));
         self.pump(now, out);
         m
@@ -290,6 +291,10 @@ impl Transport for UdpEnd {
     fn on_frame(&mut self, _now: SimTime, sdu: u32, seg: SegHdr, _out: &mut impl SegmentOut) {
         if let Some(r) = &mut self.receiver {
             if let Delivery::Complete { msg, bytes } = r.receive(sdu, seg) {
+                crate::budget::deque_push(
+                    &self.inbox,
+                    "the messages a UDP socket received and its application has not read",
+                );
                 self.inbox.push_back((msg, bytes));
                 self.delivered += bytes as u64;
             }

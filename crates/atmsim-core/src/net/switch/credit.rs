@@ -105,6 +105,8 @@ struct Input {
     rr_out: u32,
     /// VOQ: bitsets (by priority, high first) of the outputs whose queue here holds a cell.
     outs: [Vec<u64>; 2],
+    /// The most cells this input ever held (what the memory budget was charged for).
+    held: u32,
 }
 
 /// Words of a bitset of `n` members.
@@ -207,6 +209,7 @@ impl CreditFabric {
                 len: 0,
                 rr_out: 0,
                 outs: [words(nout), words(nout)],
+                held: 0,
             })
             .collect();
         let mut credited = words(nout);
@@ -266,6 +269,12 @@ impl CreditFabric {
             cls: cls as u8,
         });
         inp.len += 1;
+        if inp.len > inp.held {
+            inp.held = inp.len;
+            if inp.held % crate::budget::STEP == 0 {
+                charge_input(input, inp.held);
+            }
+        }
         self.stats.max_input_cells = self.stats.max_input_cells.max(inp.len);
         self.waiting += 1;
         true
@@ -518,6 +527,21 @@ impl Fabric for CreditFabric {
             }
         }
     }
+}
+
+/// An input buffer reached a new most cells (a multiple of `budget::STEP`): the memory budget
+/// is charged for `STEP` more (`crate::budget`).
+#[cold]
+#[inline(never)]
+fn charge_input(input: u32, cells: u32) {
+    use crate::budget::{take, QUEUED_CELL_BYTES, STEP};
+    take(STEP as u64 * QUEUED_CELL_BYTES, || {
+        (
+            format!("input {input} of a credit-based switch fabric ({cells} cells)"),
+            Some("nodes[].fabric.input_buffer_cells".into()),
+            cells as u64 * QUEUED_CELL_BYTES,
+        )
+    });
 }
 
 #[cfg(test)]

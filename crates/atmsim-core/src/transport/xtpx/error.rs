@@ -62,6 +62,7 @@ impl Repeat {
                 }
             };
             if !stale {
+                crate::budget::deque_push(&self.queue, "the retransmission queue of an XTPX sender");
                 self.queue.push_back((x, y));
                 queued += y - x;
             }
