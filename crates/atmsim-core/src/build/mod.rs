@@ -14,6 +14,7 @@ mod policing;
 mod port;
 mod sources;
 mod tcp;
+mod trace;
 mod video;
 mod workload;
 mod xtpx;
@@ -305,7 +306,9 @@ impl Simulation {
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
             hosts: Hosts::default(),
+            tracer: Default::default(),
         };
+        sim.tracer = trace::tracer(sc, &sim);
         host_models(&mut sim, sc);
         if warmup > 0 {
             sim.queue.push(warmup, Event::WarmupEnd);

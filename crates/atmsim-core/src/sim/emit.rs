@@ -71,12 +71,18 @@ impl Simulation {
                     let t = sh.earliest().max(now);
                     self.queue.push(t, Event::Shaper(flow));
                 }
+                if self.tracer.on {
+                    self.trace_emit(&cell);
+                }
                 return;
             }
             sh.take(now);
         }
         let p = f.ports[0];
         let cls = f.category as usize;
+        if self.tracer.on {
+            self.trace_emit(&cell);
+        }
         self.enqueue(p, cell, cls);
     }
 
@@ -122,6 +128,9 @@ impl Simulation {
             }
         }
         let (p, cls) = (f.ports[0], f.category as usize);
+        if self.tracer.on {
+            self.trace_emit(&cell);
+        }
         self.enqueue(p, cell, cls);
     }
 }

@@ -75,16 +75,25 @@ impl Simulation {
             if let Some(at) = port.send_now(now, cell, cls) {
                 self.queue.push(at, Event::Arrive(p));
             }
+            if self.tracer.on {
+                self.trace_on_link(p, true, now);
+            }
             return;
         }
         // no shared buffer
         if let Err(r) = port.queue.admit(&cell, cls, false) {
+            if self.tracer.on {
+                self.trace_enqueue(p, &cell);
+            }
             self.drop_cell(p, cell, r);
             return;
         }
         port.wait(now, cell, cls, false);
         if let Some(at) = port.commit(now, cell) {
             self.queue.push(at, Event::Arrive(p));
+        }
+        if self.tracer.on {
+            self.trace_on_link(p, true, SimTime::MAX);
         }
     }
 
@@ -94,6 +103,9 @@ impl Simulation {
         let now = self.now;
         if cls == Category::Abr as usize && !self.ports[p as usize].scheme.is_none() {
             self.abr_input(p, &mut cell);
+        }
+        if self.tracer.on {
+            self.trace_enqueue(p, &cell);
         }
         let mut frame_state = None;
         if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].sar.framed {
@@ -160,6 +172,9 @@ impl Simulation {
     }
 
     pub(crate) fn drop_cell(&mut self, p: u32, cell: Cell, r: DropReason) {
+        if self.tracer.on {
+            self.trace_drop(p, &cell, r);
+        }
         self.ports[p as usize].stats.drops[r as usize] += 1;
         // a misinserted cell is not its current connection's cell: only the port counts it
         if cell.created >= self.warmup && cell.hdr & H_MIS == 0 {
@@ -191,6 +206,9 @@ impl Simulation {
         if let Some(at) = port.send_now(now, cell, cls) {
             self.queue.push(at, Event::Arrive(p));
         }
+        if self.tracer.on {
+            self.trace_on_link(p, false, now);
+        }
     }
 
     /// [`Simulation::transmit`] at a port whose departures a fabric hears of or with an impaired
@@ -212,6 +230,9 @@ impl Simulation {
             let scripted = im.scripted.binary_search(&im.counted).is_ok();
             let u: f64 = im.rng.random();
             if u < im.loss || scripted {
+                if self.tracer.on {
+                    self.trace_depart(p, &cell);
+                }
                 self.drop_cell(p, cell, DropReason::LinkLoss);
                 return;
             } else if u < im.loss + im.error {
@@ -231,6 +252,9 @@ impl Simulation {
                     cell.flow = f;
                     cell.hop = h;
                     cell.hdr |= H_MIS;
+                    if self.tracer.on {
+                        self.trace_depart(p, &lost);
+                    }
                     self.drop_cell(p, lost, DropReason::Misinserted);
                 }
             }
@@ -250,6 +274,9 @@ impl Simulation {
             port.link.arrive_pending = true;
             port.link.arrive_at = now;
             self.queue.push(at, Event::Arrive(p));
+        }
+        if self.tracer.on {
+            self.trace_on_link(p, false, now);
         }
     }
 

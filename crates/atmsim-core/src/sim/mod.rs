@@ -27,6 +27,7 @@ mod forward;
 mod host;
 mod sample;
 mod summary;
+mod trace;
 
 #[cfg(test)]
 mod fabric_tests;
@@ -45,6 +46,7 @@ pub use accounting::{FrameInTransit, InNetwork};
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};
+pub use trace::{TraceRow, Tracer, SEGMENT_HEADER_BYTES};
 
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::{self, Event, EventQueue};
@@ -85,6 +87,8 @@ pub struct Simulation {
     pub(crate) series: Probes,
     /// The host models (`nodes[].host`; empty without any).
     pub hosts: Hosts,
+    /// The trace (`run.trace`; off without one): `sim/trace.rs`.
+    pub(crate) tracer: Tracer,
 }
 
 impl Simulation {
