@@ -201,3 +201,29 @@ def test_every_kind_is_documented() -> None:
         assert f"`{k}`" in text, k
     for c in COLUMNS:
         assert f"`{c[0]}`" in text, c[0]
+
+
+@pytest.mark.parametrize("case", ["abr", "shaped"])
+def test_emit_and_deliver_rows_where_cells_enter_otherwise(case: str) -> None:
+    """RM cells (sent as built cells) and a shaped flow's cells (held by the source shaper)
+    have their emit rows written where they are created, not at their first port: the counts
+    still equal the summary's."""
+    if case == "abr":
+        doc = abr_scenario(0.02)
+        doc["connections"][0]["source"] = {"kind": "tcp"}
+    else:
+        doc = minimal_scenario(0.02)
+        doc["connections"][0].update(
+            category="cbr", contract={"pcr_mbps": 10.0, "cdvt_us": 0.0},
+            source={"kind": "tcp", "shape": True},
+        )
+    doc["run"]["trace"] = {}
+    r = atmsim.run(doc)
+    t = r.trace()
+    for flow, c in r.summary["connections"].items():
+        rows = _flows_of(t, flow)
+        assert _count(rows, "emit") == c["cells_sent"], flow
+        assert _count(rows, "deliver") == c["cells_delivered"], flow
+        assert _count(rows, "frame_sent") == c.get("frames_sent", 0), flow
+    if case == "abr":
+        assert t["rm"].sum() > 0

@@ -375,10 +375,12 @@ impl Simulation {
             }
         }
         let on = sc.run.departures == crate::scenario::Departures::Computed;
+        let traced = sim.tracer.on;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
             let carries = c.is_some();
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;
+                p.computed_fast = !traced; // a traced run's hooks: `sim/trace.rs`
                 p.computed_cls = c;
                 // the waiting cells wait on the link too: room for them beside the cells in
                 // flight, so the pipe does not double past its reserved size when the buffer fills

@@ -81,7 +81,11 @@ impl Simulation {
         let port = &mut self.ports[p as usize];
         if port.queue.len == 0 && port.busy_until <= now {
             port.sched.served(cls, now);
-            self.transmit(p, cell, cls);
+            if self.tracer.on {
+                self.transmit::<true>(p, cell, cls);
+            } else {
+                self.transmit::<false>(p, cell, cls);
+            }
             return;
         }
         if let Err(r) = port.queue.admit(&cell, cls, false) {

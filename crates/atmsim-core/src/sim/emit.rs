@@ -71,18 +71,13 @@ impl Simulation {
                     let t = sh.earliest().max(now);
                     self.queue.push(t, Event::Shaper(flow));
                 }
-                if self.tracer.on {
-                    self.trace_emit(&cell);
-                }
                 return;
             }
             sh.take(now);
         }
         let p = f.ports[0];
         let cls = f.category as usize;
-        if self.tracer.on {
-            self.trace_emit(&cell);
-        }
+        // (traced: the first port's hook writes the `emit` row, `sim/trace.rs`)
         self.enqueue(p, cell, cls);
     }
 
@@ -102,6 +97,11 @@ impl Simulation {
             self.queue.push(t, Event::Shaper(flow));
         }
         let (p, cls) = (f.ports[0], f.category as usize);
+        if self.tracer.on && cell.created != now {
+            // held by the shaper: its `emit` row, at its creation (one created now gets it
+            // from the port's hook)
+            self.trace_emit(&cell);
+        }
         self.enqueue(p, cell, cls);
     }
 
@@ -128,9 +128,6 @@ impl Simulation {
             }
         }
         let (p, cls) = (f.ports[0], f.category as usize);
-        if self.tracer.on {
-            self.trace_emit(&cell);
-        }
         self.enqueue(p, cell, cls);
     }
 }

@@ -199,6 +199,9 @@ impl Simulation {
                 p.stats.last_change = self.end;
             }
             self.finished = true;
+            if self.tracer.on {
+                self.trace_finish();
+            }
         }
     }
 

@@ -2,13 +2,22 @@
 //! selected connections, ports, nodes, kinds and time window, held as rows until the front end
 //! takes them ([`Simulation::drain_trace`]) and appends them to `trace.parquet`.
 //!
-//! Cost when off: each hook on the per-cell path is one test of [`Tracer::on`], a flag the
-//! branch predictor learns at once, around a call to a cold, out-of-line function here; no
-//! allocation and no dynamic dispatch. The per-hop hooks are where a cell goes on a line: the
-//! `enqueue`, `depart` and `arrive` rows of a cell that is sent at once or whose departure is
-//! computed are written together there (the arrival time is fixed when the cell enters the
-//! link), so a hop costs one test; the rows therefore come in the order the engine wrote them,
-//! not strictly in time order (`time_s` is each event's own time: sort by it).
+//! Cost when off: none on a cell's usual path. A traced run sends the cells of ports with
+//! computed departures through a copy of that path with the hooks (`enqueue_computed::<true>`,
+//! reached from the general path: `Port::computed_fast` is false in a traced run), and the
+//! lines of the other ports through `transmit::<true>` (`port_tx` tests the flag once, before
+//! anything else, and the general path chooses the copy), so the untraced copies have no hook.
+//! Emission has none either: a cell's `emit` row is written by its first port's hook
+//! (`entering`), a shaped cell's when the shaper releases it. What is left is one test of
+//! [`Tracer::on`] around a call to a cold, out-of-line function where a cell is dropped, on
+//! the general path of a port, at the deferred departures, at a shaper's release, and once per
+//! AAL5 frame and per delivered cell at the receiver; no allocation and no dynamic dispatch
+//! (bench (a), cachegrind: 486.36 instructions per cell-hop before, 486.60 after, docs/tracing.md).
+//!
+//! A cell's rows are written where it goes on a line: its `emit` (at its first port) and
+//! `enqueue` rows, then its `depart` and `arrive` rows (the arrival time is fixed when the cell
+//! enters the link). The rows therefore come in the order the engine wrote them, not strictly
+//! in time order (`time_s` is each event's own time: sort by it).
 
 use crate::abr::RM_DIR;
 use crate::metrics::{DropReason, TraceKind};
@@ -228,24 +237,57 @@ impl Simulation {
         self.tracer.drain()
     }
 
-    /// A cell was created at its source (`emit`; with its frame's last cell `frame_sent` and
-    /// the segment rows).
+    /// A cell a shaper held was created at its source (`emit` at its creation time; with its
+    /// frame's last cell `frame_sent` and the segment rows): written when the shaper releases
+    /// it. Every other cell's `emit` row is written by its first port's hook (`entering`).
     #[cold]
     #[inline(never)]
     pub(crate) fn trace_emit(&mut self, c: &Cell) {
         let p = self.flows[c.flow as usize].ports[0];
+        self.write_emit(p, c, c.created);
+    }
+
+    fn write_emit(&mut self, p: u32, c: &Cell, now: SimTime) {
         let node = self.ports[p as usize].node;
-        let now = self.now;
         self.tracer.cell(TraceKind::Emit, now, p, node, c, u8::MAX);
         if c.is_eof() && !c.is_rm() && self.flows[c.flow as usize].sar.framed {
             self.tracer.frame_out(now, p, node, c, SEGMENT_HEADER_BYTES);
         }
     }
 
-    /// A cell was offered to port `p`'s buffer (`enqueue`).
+    /// The end of the run: the `emit` rows of the cells the shapers still hold (emitted, never
+    /// released).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_finish(&mut self) {
+        let held: Vec<Cell> = self
+            .flows
+            .iter()
+            .filter_map(|f| f.shaper.as_ref())
+            .flat_map(|sh| sh.queue.iter().copied())
+            .collect();
+        for c in &held {
+            self.trace_emit(c);
+        }
+    }
+
+    /// Whether `c`, offered to port `p` now, is entering the network: at its flow's first port,
+    /// created now or (a relayed cell, which keeps its creation time) on a flow without a
+    /// shaper; a shaped flow's cell created earlier had its `emit` row when the shaper released
+    /// it ([`Simulation::trace_emit`], at its creation time).
+    fn entering(&self, p: u32, c: &Cell) -> bool {
+        let f = &self.flows[c.flow as usize];
+        c.hop == 0 && f.ports[0] == p && (c.created == self.now || f.shaper.is_none())
+    }
+
+    /// A cell was offered to port `p`'s buffer (`enqueue`; `emit` first if it enters the
+    /// network here).
     #[cold]
     #[inline(never)]
     pub(crate) fn trace_enqueue(&mut self, p: u32, c: &Cell) {
+        if self.entering(p, c) {
+            self.write_emit(p, c, self.now);
+        }
         let node = self.ports[p as usize].node;
         self.tracer
             .cell(TraceKind::Enqueue, self.now, p, node, c, u8::MAX);
@@ -258,10 +300,13 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(crate) fn trace_on_link(&mut self, p: u32, enqueued: bool, start: SimTime) {
-        let port = &self.ports[p as usize];
-        let Some(&(at, c)) = port.link.pipe.back() else {
+        let Some(&(at, c)) = self.ports[p as usize].link.pipe.back() else {
             return;
         };
+        if enqueued && self.entering(p, &c) {
+            self.write_emit(p, &c, self.now);
+        }
+        let port = &self.ports[p as usize];
         let (from, to) = (port.node, port.to);
         let now = self.now;
         let tr = &mut self.tracer;
