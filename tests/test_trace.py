@@ -227,3 +227,12 @@ def test_emit_and_deliver_rows_where_cells_enter_otherwise(case: str) -> None:
         assert _count(rows, "frame_sent") == c.get("frames_sent", 0), flow
     if case == "abr":
         assert t["rm"].sum() > 0
+
+
+def test_result_shows_itself_in_jupyter() -> None:
+    doc = minimal_scenario(0.005)
+    doc["run"]["trace"] = {"kinds": ["deliver"]}
+    r = atmsim.run(doc)
+    page = r._repr_html_()
+    assert page.count("<table") == 2 and "h1-&gt;S" in page and "<td>c1</td>" in page
+    assert f"trace: {len(r.trace())} rows" in page
