@@ -199,32 +199,32 @@ def trace_frame(
     empty window, raises ``ScenarioError`` naming the option."""
     import pyarrow.parquet as pq
 
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     table = pq.read_table(raw) if isinstance(raw, (str, Path)) else raw
     check_filters(table, connections, kinds, from_s, to_s, where)
-    frame = table.to_pandas()
-    keep = pd.Series(True, index=frame.index)
+    # filtered in Arrow, so only the rows kept become pandas objects
+    keep = pa.array([True] * table.num_rows, pa.bool_())
     if connections:
-        flows = frame["connection"].astype(str)
-        sel = pd.Series(False, index=frame.index)
-        for c in connections:
-            sel |= (flows == c) | flows.str.startswith(c + ".") | flows.str.startswith(c + "#")
-        keep &= sel
+        flows = [f for f in flow_names(table) if any(f == c or f.startswith((c + ".", c + "#")) for c in connections)]
+        keep = pc.and_(keep, pc.is_in(pc.cast(table.column("connection"), pa.string()), value_set=pa.array(flows, pa.string())))
     if kinds:
         # as in run.trace: an RM cell's rows are selected by their event kind or by the RM kind
         # of their direction
-        sel = frame["kind"].astype(str).isin(list(kinds))
-        rm = frame["rm"].astype(bool)
-        backward = frame["rm_backward"].fillna(False).astype(bool)
+        sel = pc.is_in(pc.cast(table.column("kind"), pa.string()), value_set=pa.array(list(kinds), pa.string()))
+        rm = table.column("rm")
+        backward = pc.fill_null(table.column("rm_backward"), False)
         if "rm_forward" in kinds:
-            sel |= rm & ~backward
+            sel = pc.or_(sel, pc.and_(rm, pc.invert(backward)))
         if "rm_backward" in kinds:
-            sel |= rm & backward
-        keep &= sel
+            sel = pc.or_(sel, pc.and_(rm, backward))
+        keep = pc.and_(keep, sel)
     if from_s is not None:
-        keep &= frame["time_s"] >= from_s
+        keep = pc.and_(keep, pc.greater_equal(table.column("time_s"), from_s))
     if to_s is not None:
-        keep &= frame["time_s"] < to_s
-    frame = frame[keep]
+        keep = pc.and_(keep, pc.less(table.column("time_s"), to_s))
+    frame = table.filter(keep).to_pandas()
     return frame.sort_values("time_s", kind="stable").reset_index(drop=True)
 
 
