@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.stamp-venv
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: venv deps extras dev-deps build run test pytest cargo-test browser-deps shell-deps bench fuzz regress regress-record clean
+.PHONY: venv deps extras dev-deps build run test pytest cargo-test browser-deps shell-deps capture-deps bench fuzz regress regress-record clean
 
 venv: $(VENV_STAMP)
 
@@ -54,7 +54,7 @@ cargo-test:
 pytest: build dev-deps
 	$(VPY) -m pytest -q tests
 
-test: build cargo-test browser-deps shell-deps pytest
+test: build cargo-test browser-deps shell-deps capture-deps pytest
 
 # Headless Chromium and its driver for tests/test_report_browser.py (Debian's chromium and
 # chromium-driver), installed with apt-get when missing and we are root; otherwise that test skips
@@ -76,6 +76,16 @@ browser-deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver </dev/null \
 	  || echo "browser-deps: apt-get could not install chromium chromium-driver"; \
 	else echo "browser-deps: chromium or chromium-driver missing and apt-get unavailable or not root: the browser test will skip"; fi
+
+# tshark (Debian's tshark) for tests/test_pcap.py, which decodes the captures `atmsim trace --pcap`
+# writes; installed like chromium above, else that test skips with the reason (fails under CI=true).
+capture-deps:
+	@if command -v tshark >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark </dev/null \
+	  || echo "capture-deps: apt-get could not install tshark"; \
+	else echo "capture-deps: tshark missing and apt-get unavailable or not root: the capture test will skip"; fi
 
 # Regression comparison: every scenario under scenarios/ (seeds 1 and 2, durations capped) against
 # tests/regress/baseline.json; run before every commit that moves code (tools/regress.py).

@@ -73,6 +73,18 @@ class Simulation:
     def series_tables(self) -> list[str]:
         """The series this run has (declared ``always``, or rows ever added), in order."""
     @property
+    def tracing(self) -> bool:
+        """Whether the run writes a trace (``run.trace``, docs/tracing.md)."""
+    @property
+    def trace_rows_total(self) -> int:
+        """Trace rows written so far (drained or not)."""
+    def trace_names(self) -> dict[str, list[str]]:
+        """The name tables of the trace's index columns: kind, connection (flows), port, node,
+        reason, and each flow's first and last node (flow_from, flow_to)."""
+    def drain_trace(self) -> dict[str, list]:
+        """Take the trace rows held so far: {column: list}; kind, connection, port, node and
+        reason are indices into ``trace_names`` (reason -1: none)."""
+    @property
     def sim_time_s(self) -> float: ...
     @property
     def end_time_s(self) -> float: ...

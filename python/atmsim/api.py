@@ -14,6 +14,7 @@ from .errors import ScenarioError, SimulationError
 from .outdir import claim
 from .result import SUMMARY_FILE, Result, SeriesSink, streamed_output
 from .scenario import Provenance, document_json, load_scenario, with_file
+from .tracing import TRACE_CHUNK_EVENTS, TRACE_FILE, TraceSink
 
 __all__ = ["run", "prepare", "DEFAULT_CHUNK_EVENTS"]
 
@@ -114,17 +115,21 @@ def run_document(
     scenario_info = {"description": doc.get("description", ""), "file": prov.file}
     log.debug("built in %.3f s", time.perf_counter() - start)
     if claimed is None:
+        traces = TraceSink(sim, None) if sim.tracing else None
         try:
-            summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events)
+            summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events, traces)
         except ScenarioError as e:  # a queue crossed the memory limit while the run went
             raise with_file(e, prov) from None
         summary["wall_time_s"] = time.perf_counter() - start
         summary["scenario"] = scenario_info
-        return Result(summary, series)
+        return Result(summary, series, trace=traces.close() if traces else None)
     target = Path(claimed.shown)
     try:
         with streamed_output(claimed) as tmp:
-            summary, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events)
+            traces = TraceSink(sim, tmp) if sim.tracing else None
+            summary, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events, traces)
+            if traces is not None:
+                traces.close()
             summary["wall_time_s"] = time.perf_counter() - start
             summary["scenario"] = scenario_info
             text = json.dumps(summary, indent=2, sort_keys=True) + "\n"
@@ -133,20 +138,25 @@ def run_document(
         raise with_file(e, prov) from None
     except OSError as e:
         raise ScenarioError(str(target), "", f"cannot write results: {e.strerror or e}") from None
-    return Result(summary, {name: target / path.name for name, path in series.items()})
+    trace = target / TRACE_FILE if traces is not None else None
+    return Result(summary, {name: target / path.name for name, path in series.items()}, trace=trace)
 
 
 def _run_slices(
-    sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int
+    sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int, traces: TraceSink | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     from . import _core
     from .interrupts import raise_if_requested
 
+    if traces is not None:  # the trace's rows of a slice stay few (docs/tracing.md)
+        chunk_events = min(chunk_events, TRACE_CHUNK_EVENTS)
     try:
         while True:
             done = sim.advance(int(chunk_events), _core.SERIES_SLICE_ROWS)
             raise_if_requested()  # an interrupt whose exception Python dropped (atmsim.interrupts)
             sink.add(sim.drain_series())
+            if traces is not None:
+                traces.add(sim.drain_trace())
             if progress is not None:
                 progress(sim.sim_time_s, sim.end_time_s, sim.events)
             if done:
@@ -154,10 +164,16 @@ def _run_slices(
         summary = json.loads(sim.summary_json())
         series = sink.close(sim.series_tables())
         log.debug("ran to %.6g s simulated: %s events", summary.get("sim_time_s", float("nan")), summary.get("events"))
+        if traces is not None:
+            summary["trace"] = {"rows": sim.trace_rows_total, "file": TRACE_FILE}
     except (KeyboardInterrupt, MemoryError, OSError, ScenarioError):
         sink.abort()
+        if traces is not None:
+            traces.abort()
         raise
     except Exception as e:
         sink.abort()
+        if traces is not None:
+            traces.abort()
         raise SimulationError(f"simulation failed: {type(e).__name__}: {e}") from e
     return summary, series

@@ -613,6 +613,32 @@ def plot_cmd(
         click.echo(str(path))
 
 
+@cli.command("trace")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.option("--connection", "-c", "connections", multiple=True, metavar="NAME", help="Only this connection's rows (both directions); repeatable.")
+@click.option("--kind", "-k", "kinds", multiple=True, metavar="KIND", help="Only this event kind (docs/tracing.md); repeatable.")
+@click.option("--from", "from_s", type=float, default=None, metavar="SECONDS", help="Only events at or after this time.")
+@click.option("--to", "to_s", type=float, default=None, metavar="SECONDS", help="Only events before this time.")
+@click.option("--pcap", type=click.Path(path_type=str), default=None, metavar="FILE",
+              help="Write the selected AAL5 frames (frame_sent rows) as a pcap file for Wireshark instead of printing.")
+def trace_cmd(directory: str, connections: tuple[str, ...], kinds: tuple[str, ...], from_s: float | None,
+              to_s: float | None, pcap: str | None) -> None:
+    """Print the trace (trace.parquet) of the run in DIRECTORY as aligned text, sorted by time.
+
+    The run must have had run.trace in its scenario (docs/tracing.md). With --pcap, write the
+    frames as a capture (LINKTYPE_SUNATM: VPI/VCI, LLC/SNAP, IPv4, TCP/UDP) instead.
+
+    \b
+    Example:
+      atmsim run scenarios/examples/demo.toml --out results/demo --quiet --set 'run.trace.connections=["video"]' --set run.trace.to_s=0.01
+      atmsim trace results/demo --kind drop | less
+    """
+    from .tracing import run_trace_command
+
+    for line in run_trace_command(directory, list(connections), list(kinds), from_s, to_s, pcap):
+        click.echo(line)
+
+
 @cli.command("reproduce")
 @click.argument("experiment", required=False)
 @click.option("--quick", is_flag=True, help="The shorter variant (paper003: Nrm = 8, 32, 256 only).")

@@ -122,10 +122,42 @@ class Result:
     columns=..., where=...)`` reads only some columns and the rows of one port or connection.
     """
 
-    def __init__(self, summary: Mapping[str, Any], series: Mapping[str, Any]) -> None:
+    def __init__(self, summary: Mapping[str, Any], series: Mapping[str, Any], trace: Any = None) -> None:
         self.summary: dict[str, Any] = dict(summary)
         self._raw: dict[str, Any] = dict(series)
         self._frames: dict[str, pd.DataFrame] = {}
+        #: the trace (``run.trace``): a ``trace.parquet`` path or an Arrow table; None without one
+        self._trace: Any = trace
+
+    # ------------------------------------------------------------------ trace
+    @property
+    def has_trace(self) -> bool:
+        return self._trace is not None
+
+    def trace(
+        self,
+        connection: str | Sequence[str] | None = None,
+        kind: str | Sequence[str] | None = None,
+        from_s: float | None = None,
+        to_s: float | None = None,
+    ) -> pd.DataFrame:
+        """The trace of the run (``run.trace``; docs/tracing.md has its columns) as a DataFrame
+        sorted by ``time_s``, optionally only the rows of ``connection`` (its flows in both
+        directions), of ``kind`` and of ``from_s <= time_s < to_s``. Raises ``ScenarioError``
+        when the run wrote no trace, or for a connection or kind it cannot have."""
+        from .tracing import trace_frame
+
+        if self._trace is None:
+            raise ScenarioError("", "run.trace", "this run has no trace (set run.trace in the scenario)")
+        conns = [connection] if isinstance(connection, str) else connection
+        kinds = [kind] if isinstance(kind, str) else kind
+        return trace_frame(self._trace, conns, kinds, from_s, to_s)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the summary's tables (ports, connections, TCP, ...) as HTML."""
+        from .notebook import result_html
+
+        return result_html(self)
 
     # ------------------------------------------------------------------ access
     @property
@@ -251,6 +283,10 @@ class Result:
         with streamed_output(target, force=force) as tmp:
             text = json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
             (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
+            if isinstance(self._trace, Path):
+                shutil.copyfile(self._trace, tmp / "trace.parquet")
+            elif self._trace is not None:
+                pq.write_table(self._trace, tmp / "trace.parquet")
             for name in self.series_names:
                 raw = self._raw[name]
                 if isinstance(raw, Path):  # streamed to disk during the run: copied as written
@@ -284,13 +320,17 @@ class Result:
         import pyarrow.parquet as pq
 
         series: dict[str, Any] = {}
+        trace = None
         for p in sorted(d.glob("*.parquet")):
             try:
                 pq.read_schema(p)  # the footer only: the data are read when asked for
             except Exception as e:  # corrupt file: report as bad input
                 raise ScenarioError(str(p), "", f"cannot read results: {e}") from None
+            if p.name == "trace.parquet":  # the trace (docs/tracing.md), not a series
+                trace = p
+                continue
             series[p.stem] = p
-        return cls(summary, series)
+        return cls(summary, series, trace=trace)
 
 
 def _frame(raw: Any) -> pd.DataFrame:

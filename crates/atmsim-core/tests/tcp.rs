@@ -413,3 +413,14 @@ fn tcp_carries_data_both_ways_on_one_connection() {
     assert!(s.connections["t"].frames_delivered > segs(there));
     assert!(s.connections["t.reverse"].frames_delivered > segs(back));
 }
+
+/// The trace (sim/trace.rs) tells a retransmission from a first send by the payload bytes of a
+/// frame, its SDU less the headers TCP puts in it: the engine repeats that number, which must
+/// stay the transport's.
+#[test]
+fn the_trace_knows_the_tcp_header_bytes() {
+    assert_eq!(
+        atmsim_core::sim::SEGMENT_HEADER_BYTES,
+        atmsim_core::transport::tcp::TCP_IP_LLC_BYTES
+    );
+}

@@ -3,6 +3,7 @@
 //! Errors: the exception classes and the mapping of the core's errors to them are in `error`.
 
 mod error;
+mod trace;
 
 use atmsim_core::metrics::probe::{Kind, Values};
 use atmsim_core::scenario;
@@ -229,6 +230,28 @@ impl Simulation {
             out.set_item(table.name(), table_dict(py, sim, table)?)?;
         }
         Ok(out)
+    }
+
+    /// Whether the run writes a trace (`run.trace`).
+    #[getter]
+    fn tracing(&self) -> bool {
+        self.inner.tracer().on
+    }
+
+    /// Trace rows written so far (drained or not).
+    #[getter]
+    fn trace_rows_total(&self) -> u64 {
+        self.inner.tracer().total()
+    }
+
+    /// The name tables of the trace's index columns (see `drain_trace`).
+    fn trace_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        trace::names(py, &self.inner)
+    }
+
+    /// Take the trace rows held so far: {column: list} (docs/tracing.md).
+    fn drain_trace<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        trace::drain(py, &mut self.inner)
     }
 
     /// The names of the tables a result has (declared `always`, or rows ever added), in order.

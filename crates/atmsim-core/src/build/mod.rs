@@ -14,6 +14,7 @@ mod policing;
 mod port;
 mod sources;
 mod tcp;
+mod trace;
 mod video;
 mod workload;
 mod xtpx;
@@ -307,7 +308,9 @@ impl Simulation {
             series: Probes::new(&crate::sim::SERIES_TABLES),
             hosts: Hosts::default(),
             budget: Box::new(memory_budget(sc)),
+            tracer: Default::default(),
         };
+        sim.tracer = trace::tracer(sc, &sim);
         host_models(&mut sim, sc);
         if warmup > 0 {
             sim.queue.push(warmup, Event::WarmupEnd);
@@ -375,10 +378,12 @@ impl Simulation {
         }
         let on = sc.run.departures == crate::scenario::Departures::Computed;
         sim.fabric_now = on;
+        let traced = sim.tracer.on;
         for (p, c) in sim.ports.iter_mut().zip(cat) {
             let carries = c.is_some();
             if let Some(c) = p.may_compute(c.flatten()).filter(|_| on) {
                 p.computed = true;
+                p.computed_fast = !traced; // a traced run's hooks: `sim/trace.rs`
                 p.computed_cls = c;
                 // the waiting cells wait on the link too: room for them beside the cells in
                 // flight, so the pipe does not double past its reserved size when the buffer fills

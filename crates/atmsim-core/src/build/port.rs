@@ -68,6 +68,7 @@ pub(crate) fn build(
         busy_until: 0,
         tx_pending: false,
         computed: false,
+        computed_fast: false,
         computed_cls: 0,
         deferred: false,
         tx_at: 0,

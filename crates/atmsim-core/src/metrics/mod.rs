@@ -17,9 +17,11 @@ pub mod monitor;
 pub mod probe;
 pub mod qos;
 pub mod summary;
+pub mod trace_kind;
 pub mod workload;
 
 pub use counters::*;
+pub use trace_kind::TraceKind;
 pub use frames::FrameMetrics;
 pub use monitor::Monitor;
 pub use probe::{Probes, Row, TableDecl};

@@ -25,6 +25,8 @@ pub struct Port {
     /// link at once, with the start time its turn gives it, instead of waiting for a `PortTx`
     /// event; the port's queue accounting (length, area, cells sent) follows lazily.
     pub(crate) computed: bool,
+    /// `computed` in a run without a trace: the path `Simulation::enqueue` takes at once.
+    pub(crate) computed_fast: bool,
     /// The one category a computed-departure port carries.
     pub(crate) computed_cls: u8,
     /// Deferred departures ([`Port::may_defer`], `sim/defer.rs`): the cells waiting here stay

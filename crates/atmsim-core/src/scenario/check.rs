@@ -13,6 +13,7 @@ use super::check_connection::{validate_bundles, validate_connections};
 use super::check_links::validate_links;
 use super::check_nodes::{validate_nodes, validate_ports};
 use super::check_util::{non_negative, positive, Res, ScenarioError};
+use super::check_trace::validate_trace;
 use super::check_video::validate_video;
 use super::Scenario;
 
@@ -28,6 +29,7 @@ pub fn validate(sc: &Scenario) -> Res<()> {
     validate_calls(sc, &kinds, &adj, &mut conn_names)?;
     // last, as the built network would: permanent connections must fit the CAC ports
     validate_permanent_cac(sc)?;
+    validate_trace(sc)?;
     Ok(())
 }
 

@@ -46,6 +46,8 @@ mod echo;
 mod fabric;
 pub mod host;
 mod root;
+mod run_trace;
+mod check_trace;
 mod source;
 mod topology;
 mod video;
@@ -55,6 +57,7 @@ mod workload_spec;
 mod xtpx;
 
 pub use abr::*;
+pub use run_trace::*;
 pub use calls::*;
 pub use category::*;
 pub use check::validate;

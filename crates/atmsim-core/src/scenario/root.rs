@@ -74,6 +74,10 @@ pub struct RunSpec {
     /// ties (docs/architecture.md).
     #[serde(default)]
     pub departures: Departures,
+    /// Cell, frame and segment events written to `trace.parquet` (docs/tracing.md). Absent:
+    /// no trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<super::RunTraceSpec>,
 }
 
 /// `run.departures`: see [`RunSpec::departures`].

@@ -81,7 +81,11 @@ impl Simulation {
         let port = &mut self.ports[p as usize];
         if port.queue.len == 0 && port.busy_until <= now {
             port.sched.served(cls, now);
-            self.transmit(p, cell, cls);
+            if self.tracer.on {
+                self.transmit::<true>(p, cell, cls);
+            } else {
+                self.transmit::<false>(p, cell, cls);
+            }
             return;
         }
         if let Err(r) = port.queue.admit(&cell, cls, false) {
@@ -97,11 +101,14 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn settle_cold(&mut self, p: u32) {
         let (now, cause_at) = (self.now, self.cause_at);
-        let port = &mut self.ports[p as usize];
         let mut n = 0;
-        while port.queue.len > 0
-            && (port.busy_until < now || (port.busy_until == now && port.tx_at < cause_at))
-        {
+        loop {
+            let port = &mut self.ports[p as usize];
+            if !(port.queue.len > 0
+                && (port.busy_until < now || (port.busy_until == now && port.tx_at < cause_at)))
+            {
+                break;
+            }
             // `port_tx` at the start time S = busy_until, then `transmit` at S
             let start = port.busy_until;
             let cls = port.sched.strict_next(&port.queue.class_len);
@@ -120,6 +127,9 @@ impl Simulation {
             port.link.pipe.push_back((at, cell));
             // `port_tx` schedules the next start now if cells are left
             port.tx_at = start;
+            if self.tracer.on {
+                self.trace_on_link(p, false, start);
+            }
         }
         self.cell_hops += n;
     }

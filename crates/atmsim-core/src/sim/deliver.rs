@@ -103,6 +103,9 @@ impl Simulation {
             let fp = self.flows[vs_fwd as usize].ports[0];
             self.abr_feedback(fp, vs_fwd, &mut cell);
         }
+        if self.tracer.on {
+            self.trace_deliver(&cell, frame_done.is_some());
+        }
         if e != NONE {
             // on a host with a model the frame goes through receive processing first
             let host = if e != vs { self.cpu_of(e) } else { None };

@@ -79,6 +79,7 @@ impl Simulation {
         }
         let p = f.ports[0];
         let cls = f.category as usize;
+        // (traced: the first port's hook writes the `emit` row, `sim/trace.rs`)
         self.enqueue(p, cell, cls);
     }
 
@@ -98,6 +99,11 @@ impl Simulation {
             self.queue.push(t, Event::Shaper(flow));
         }
         let (p, cls) = (f.ports[0], f.category as usize);
+        if self.tracer.on && cell.created != now {
+            // held by the shaper: its `emit` row, at its creation (one created now gets it
+            // from the port's hook)
+            self.trace_emit(&cell);
+        }
         self.enqueue(p, cell, cls);
     }
 

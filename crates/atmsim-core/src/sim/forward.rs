@@ -43,10 +43,13 @@ impl Simulation {
     /// inlined where cells arrive; every other port takes the general path, out of line. The
     /// split changes no result: for a computed port the general path's checks all come out the
     /// way the short path assumes (its `debug_assert`s say which).
+    ///
+    /// A traced run (`sim/trace.rs`) takes the computed path's traced copy from the general
+    /// one (`Port::computed_fast` is false there), so the untraced copy has no hook at all.
     #[inline(always)]
     pub(crate) fn enqueue(&mut self, p: u32, cell: Cell, cls: usize) {
-        if self.ports[p as usize].computed {
-            self.enqueue_computed(p, cell, cls);
+        if self.ports[p as usize].computed_fast {
+            self.enqueue_computed::<false>(p, cell, cls);
         } else {
             self.enqueue_general(p, cell, cls);
         }
@@ -56,8 +59,9 @@ impl Simulation {
     /// no ABR scheme, frame discard, shared buffer, fabric hearing of departures or impairment,
     /// and never a `PortTx` event (nothing waits in its FIFOs: waiting cells are on the link
     /// already).
+    /// `TRACE`: write the trace's rows (a traced run).
     #[inline(always)]
-    fn enqueue_computed(&mut self, p: u32, cell: Cell, cls: usize) {
+    fn enqueue_computed<const TRACE: bool>(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         debug_assert!(port.scheme.is_none() && port.frames.is_none() && port.group == NONE);
@@ -75,10 +79,16 @@ impl Simulation {
             if let Some(at) = port.send_now(now, cell, cls) {
                 self.queue.push(at, Event::Arrive(p));
             }
+            if TRACE {
+                self.trace_on_link(p, true, now);
+            }
             return;
         }
         // no shared buffer
         if let Err(r) = port.queue.admit(&cell, cls, false) {
+            if TRACE {
+                self.trace_enqueue(p, &cell);
+            }
             self.drop_cell(p, cell, r);
             return;
         }
@@ -86,14 +96,25 @@ impl Simulation {
         if let Some(at) = port.commit(now, cell) {
             self.queue.push(at, Event::Arrive(p));
         }
+        if TRACE {
+            self.trace_on_link(p, true, SimTime::MAX);
+        }
     }
 
     /// [`Simulation::enqueue`] at a port without computed departures.
     #[inline(never)]
     fn enqueue_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
+        if self.ports[p as usize].computed {
+            // a traced run's computed port (`Port::computed_fast`)
+            self.enqueue_computed::<true>(p, cell, cls);
+            return;
+        }
         let now = self.now;
         if cls == Category::Abr as usize && !self.ports[p as usize].scheme.is_none() {
             self.abr_input(p, &mut cell);
+        }
+        if self.tracer.on {
+            self.trace_enqueue(p, &cell);
         }
         let mut frame_state = None;
         if self.ports[p as usize].frames.is_some() && self.flows[cell.flow as usize].sar.framed {
@@ -123,7 +144,11 @@ impl Simulation {
             && port.sched.allowed(cls, now)
         {
             port.sched.served(cls, now);
-            self.transmit(p, cell, cls);
+            if self.tracer.on {
+                self.transmit::<true>(p, cell, cls);
+            } else {
+                self.transmit::<false>(p, cell, cls);
+            }
             return;
         }
         if port.deferred && port.busy_until <= now {
@@ -160,6 +185,9 @@ impl Simulation {
     }
 
     pub(crate) fn drop_cell(&mut self, p: u32, cell: Cell, r: DropReason) {
+        if self.tracer.on {
+            self.trace_drop(p, &cell, r);
+        }
         self.ports[p as usize].stats.drops[r as usize] += 1;
         // a misinserted cell is not its current connection's cell: only the port counts it
         if cell.created >= self.warmup && cell.hdr & H_MIS == 0 {
@@ -179,8 +207,11 @@ impl Simulation {
     /// A port whose departures its node's fabric hears of (`Port::fabric_node`) or with an
     /// impaired link takes the general path, out of line; every other port the short one,
     /// inlined (the same steps without those two features).
+    ///
+    /// `TRACE`: write the trace's rows (a traced run; the callers choose, so the untraced copy
+    /// has no hook).
     #[inline(always)]
-    pub(crate) fn transmit(&mut self, p: u32, cell: Cell, cls: usize) {
+    pub(crate) fn transmit<const TRACE: bool>(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         if port.fabric_node != NONE || port.link.impair.is_some() {
@@ -190,6 +221,9 @@ impl Simulation {
         self.cell_hops += 1;
         if let Some(at) = port.send_now(now, cell, cls) {
             self.queue.push(at, Event::Arrive(p));
+        }
+        if TRACE {
+            self.trace_on_link(p, false, now);
         }
     }
 
@@ -212,6 +246,9 @@ impl Simulation {
             let scripted = im.scripted.binary_search(&im.counted).is_ok();
             let u: f64 = im.rng.random();
             if u < im.loss || scripted {
+                if self.tracer.on {
+                    self.trace_depart(p, &cell);
+                }
                 self.drop_cell(p, cell, DropReason::LinkLoss);
                 return;
             } else if u < im.loss + im.error {
@@ -231,6 +268,9 @@ impl Simulation {
                     cell.flow = f;
                     cell.hop = h;
                     cell.hdr |= H_MIS;
+                    if self.tracer.on {
+                        self.trace_depart(p, &lost);
+                    }
                     self.drop_cell(p, lost, DropReason::Misinserted);
                 }
             }
@@ -251,6 +291,9 @@ impl Simulation {
             port.link.arrive_at = now;
             self.queue.push(at, Event::Arrive(p));
         }
+        if self.tracer.on {
+            self.trace_on_link(p, false, now);
+        }
     }
 
     /// Bring every computed-departure port's queue accounting up to now (before samples, the
@@ -270,6 +313,22 @@ impl Simulation {
 
     /// The line of port `p` is free: the scheduler picks the next waiting cell.
     pub(crate) fn port_tx(&mut self, p: u32) {
+        if self.tracer.on {
+            self.port_tx_traced(p);
+        } else {
+            self.port_tx_impl::<false>(p);
+        }
+    }
+
+    /// [`Simulation::port_tx`] in a traced run.
+    #[cold]
+    #[inline(never)]
+    fn port_tx_traced(&mut self, p: u32) {
+        self.port_tx_impl::<true>(p);
+    }
+
+    #[inline(always)]
+    fn port_tx_impl<const TRACE: bool>(&mut self, p: u32) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         port.tx_pending = false;
@@ -291,7 +350,7 @@ impl Simulation {
         if port.group != NONE {
             self.groups[port.group as usize].used -= 1;
         }
-        self.transmit(p, cell, cls);
+        self.transmit::<TRACE>(p, cell, cls);
         let port = &mut self.ports[p as usize];
         if port.queue.len > 0 {
             port.tx_pending = true;

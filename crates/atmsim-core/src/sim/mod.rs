@@ -27,6 +27,7 @@ mod forward;
 mod host;
 mod sample;
 mod summary;
+mod trace;
 
 #[cfg(test)]
 mod fabric_tests;
@@ -45,6 +46,7 @@ pub use accounting::{FrameInTransit, InNetwork};
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};
+pub use trace::{TraceRow, Tracer, SEGMENT_HEADER_BYTES};
 
 use crate::app::{Application, Asks, Ctx};
 use crate::engine::{self, Event, EventQueue};
@@ -92,6 +94,8 @@ pub struct Simulation {
     /// The memory budget of the run's queues (`crate::budget`), and the error that stopped
     /// the run when one crossed it (boxed: the hot `Simulation`'s layout stays as it was).
     pub(crate) budget: Box<crate::budget::Budget>,
+    /// The trace (`run.trace`; off without one): `sim/trace.rs`.
+    pub(crate) tracer: Tracer,
 }
 
 impl Simulation {
@@ -240,6 +244,9 @@ impl Simulation {
                 p.stats.last_change = self.end;
             }
             self.finished = true;
+            if self.tracer.on {
+                self.trace_finish();
+            }
         }
     }
 
