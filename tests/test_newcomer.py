@@ -250,3 +250,20 @@ def test_max_duration_caps_every_run(monkeypatch, capsys) -> None:
     assert main(["validate", str(EXAMPLES / "demo.toml")]) == 2
     err = capsys.readouterr().err
     assert err == "atmsim: error: ATMSIM_MAX_DURATION_S: must be a number of seconds > 0, got 'soon'\n"
+
+
+def test_output_into_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
+    """`atmsim ... | head -1` under `set -o pipefail`: the command that printed into the pipe
+    ends with 0 when the reader stops early (nothing failed), and says nothing on stderr."""
+    env = _wrapper(tmp_path)
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", "atmsim schema | head -1"], env=env,
+                       capture_output=True, text=True, timeout=120)  # 100 kB: more than a pipe holds
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "{" and r.stderr == ""
+    # a long event log read by head (docs/tracing.md does this)
+    out = tmp_path / "t"
+    assert main(["run", str(EXAMPLES / "demo.toml"), "--set", "run.duration_s=0.02", "--set", "run.warmup_s=0",
+                 "--set", 'run.trace.connections=["vbr1"]', "--out", str(out), "-q"]) == 0
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", f"atmsim trace {out} | head -2"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 2, (r.returncode, r.stderr)

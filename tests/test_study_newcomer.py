@@ -91,11 +91,11 @@ def test_discard_crossed_with_its_threshold(tmp_path: Path, capsys) -> None:
 
 def test_aggregate_metric_on_the_command_line(tmp_path: Path, capsys) -> None:
     out = tmp_path / "s"
-    assert main(["sweep", str(DEMO), "--grid", "run.seed=[1, 2]", "-r", "1", "--set", "run.duration_s=0.05",
+    assert main(["sweep", str(DEMO), "--grid", "connections.vbr1.source.peak_mbps=[50, 80]", "-r", "1", "--set", "run.duration_s=0.05",
                  "--set", "run.warmup_s=0.01", "-m", "sum(connections.*.user_throughput_mbps)", "-j", "1",
                  "--out", str(out), "-q"]) == 0
     capsys.readouterr()
-    assert main(["sweep", str(DEMO), "--grid", "run.seed=[1, 2]", "-r", "1", "--set", "run.duration_s=0.05",
+    assert main(["sweep", str(DEMO), "--grid", "connections.vbr1.source.peak_mbps=[50, 80]", "-r", "1", "--set", "run.duration_s=0.05",
                  "--set", "run.warmup_s=0.01", "-m", "sum(connections.*.no_such_key)", "-j", "1",
                  "--out", str(out), "-q"]) == 2
     err = capsys.readouterr().err

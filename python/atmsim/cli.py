@@ -630,13 +630,16 @@ def trace_cmd(directory: str, connections: tuple[str, ...], kinds: tuple[str, ..
 
     \b
     Example:
-      atmsim run scenarios/examples/demo.toml --out results/demo --quiet --set 'run.trace.connections=["video"]' --set run.trace.to_s=0.01
+      atmsim run scenarios/examples/demo.toml --out results/demo --quiet --set 'run.trace.connections=["vbr1"]' --set run.trace.to_s=0.01
       atmsim trace results/demo --kind drop | less
     """
     from .tracing import run_trace_command
 
-    for line in run_trace_command(directory, list(connections), list(kinds), from_s, to_s, pcap):
-        click.echo(line)
+    try:
+        for line in run_trace_command(directory, list(connections), list(kinds), from_s, to_s, pcap):
+            click.echo(line)
+    except BrokenPipeError:  # `| head`: click would turn it into exit 1
+        _reader_gone()
 
 
 @cli.command("reproduce")
@@ -1007,13 +1010,24 @@ def _main(args: list[str]) -> int:
         click.echo(f"{PROG}: interrupted; no output written", err=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 1
+        _reader_gone()
+        return 0
     except Exception as e:
         if os.environ.get("ATMSIM_DEBUG"):
             raise
         _error(f"internal error: {type(e).__name__}: {e} (set ATMSIM_DEBUG=1 for a traceback)")
         return 1
     return rv if isinstance(rv, int) else 0
+
+
+def _reader_gone() -> None:
+    """The reader of standard output stopped reading (`atmsim trace DIR | head`): nothing failed.
+    What is left to flush goes nowhere, so the interpreter's exit does not complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _script() -> None:  # pragma: no cover

@@ -10,12 +10,14 @@ import copy
 import json
 import logging
 import os
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..errors import ScenarioError
@@ -188,7 +190,8 @@ def point_document(spec: StudySpec, params: Mapping[str, Any]) -> tuple[dict[str
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A real number, NumPy's included (a run table's row holds NumPy scalars); not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
 def _check_metrics(spec: StudySpec, row: Mapping[str, Any]) -> None:
