@@ -30,12 +30,16 @@ pub enum TraceKind {
     FrameReceived,
     /// An AAL5 frame the receiver found lost or corrupted.
     FrameLost,
-    /// A transport segment with data sent for the first time.
-    TcpSent,
+    /// A transport segment with data sent for the first time (TCP's, or XTPX's: the same header
+    /// fields); named `tcp_sent` in scenarios and traces.
+    #[serde(rename = "tcp_sent")]
+    SegmentSent,
     /// A transport segment with data sent again (its sequence number below the highest sent).
-    TcpRetransmitted,
+    #[serde(rename = "tcp_retransmitted")]
+    SegmentRetransmitted,
     /// A segment with an acknowledgement delivered to its receiver.
-    TcpAcked,
+    #[serde(rename = "tcp_acked")]
+    SegmentAcked,
 }
 
 impl TraceKind {
@@ -52,9 +56,9 @@ impl TraceKind {
         TraceKind::FrameSent,
         TraceKind::FrameReceived,
         TraceKind::FrameLost,
-        TraceKind::TcpSent,
-        TraceKind::TcpRetransmitted,
-        TraceKind::TcpAcked,
+        TraceKind::SegmentSent,
+        TraceKind::SegmentRetransmitted,
+        TraceKind::SegmentAcked,
     ];
 
     /// The kind's name in a scenario and in the trace (`snake_case`).

@@ -189,9 +189,9 @@ impl Tracer {
             *hi = end;
         }
         let kind = if again {
-            TraceKind::TcpRetransmitted
+            TraceKind::SegmentRetransmitted
         } else {
-            TraceKind::TcpSent
+            TraceKind::SegmentSent
         };
         self.frame(kind, t, port, node, c);
     }
@@ -360,7 +360,7 @@ impl Simulation {
             Some(true) => {
                 tr.frame(TraceKind::FrameReceived, now, p, node, c);
                 if c.seg.has_ack() {
-                    tr.frame(TraceKind::TcpAcked, now, p, node, c);
+                    tr.frame(TraceKind::SegmentAcked, now, p, node, c);
                 }
             }
             Some(false) => tr.frame(TraceKind::FrameLost, now, p, node, c),
