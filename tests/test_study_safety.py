@@ -87,6 +87,50 @@ def test_a_sigkilled_sweeps_workers_die_with_it(tmp_path: Path) -> None:
                 pass
 
 
+def _descendants(pid: int) -> list[int]:
+    out = []
+    for c in _children(pid):
+        out += [c, *_descendants(c)]
+    return out
+
+
+@posix_only
+def test_a_sigkilled_sweeps_local_dask_workers_die_with_it(tmp_path: Path) -> None:
+    """The same for ``--dask local``: the LocalCluster's worker process is a child of the sweep
+    (its nanny lives in the sweep's process). It ends by Dask's own watch of its parent
+    (``distributed.process.AsyncProcess``: the worker leaves at once when the pipe from its
+    parent closes), which is what this test relies on and checks."""
+    pytest.importorskip("distributed")
+    cmd = [*_long_sweep(tmp_path, tmp_path / "s"), "--dask", "local"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [p for p in _descendants(proc.pid)
+                       if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+            if workers and (tmp_path / "s" / "study.json").is_file():
+                break
+            time.sleep(0.1)
+        assert workers, "the sweep started no Dask worker"
+        time.sleep(3.0)  # the worker is running a run (60 s simulated each)
+        assert all(_alive(p) for p in workers)
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in workers), "Dask workers outlived their killed sweep"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for p in _descendants(proc.pid):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 @posix_only
 def test_two_sweeps_on_one_study_do_not_both_run_it(tmp_path: Path) -> None:
     """The second sweep on a study directory in use is refused with one line (exit 2) and
