@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -104,15 +105,34 @@ def run_bad(capsys, tmp_path: Path, scenario: Path, *extra: str) -> str:
     return lines[0]
 
 
+def _handled_signals(pid: int) -> int | None:
+    """The mask of signals process ``pid`` catches or ignores (``SigCgt`` | ``SigIgn`` of
+    ``/proc/PID/status``: bit n-1 for signal n), or None where there is no such file."""
+    masks = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("SigCgt", "SigIgn"):
+                masks[key] = int(value.split()[0], 16)
+    except (OSError, ValueError, IndexError):
+        return None
+    return masks.get("SigCgt", 0) | masks.get("SigIgn", 0) if masks else None
+
+
 def wait_for_core(proc: subprocess.Popen) -> None:
-    """Wait until the core extension is loaded in the child ``proc`` (by ``import atmsim``, which
-    re-exports its exception classes; start-up can take seconds on a busy machine, and a signal
-    before our code runs tests nothing of ours), then a little more, so that a signal sent next
-    lands inside the command (its lazy imports or the run)."""
+    """Wait until the child ``proc`` is inside the command: the core extension is loaded (by
+    ``import atmsim``, which re-exports its exception classes) and the CLI catches SIGTERM (its
+    handler is set in ``atmsim.cli.main`` once the imports are done). Start-up can take many
+    seconds on a loaded machine: a fixed pause after the core was loaded was not enough there
+    (a SIGTERM before the handler ends the process by the default action, exit -15, which tests
+    nothing of ours). Then a little more, so that a signal sent next lands inside the run."""
     maps = Path(f"/proc/{proc.pid}/maps")
-    deadline = time.monotonic() + 60.0
+    deadline = time.monotonic() + 120.0
     while maps.exists() and time.monotonic() < deadline and proc.poll() is None:
-        if "_core" in maps.read_text(errors="replace"):
+        # the CLI sets its handler unless SIGTERM was ignored when it started
+        handled = _handled_signals(proc.pid)
+        term_ready = handled is None or bool(handled >> (signal.SIGTERM - 1) & 1)
+        if term_ready and "_core" in maps.read_text(errors="replace"):
             break
         time.sleep(0.1)
     time.sleep(1.5 if maps.exists() else 3.0)
