@@ -84,6 +84,19 @@ def test_charny_consistent_marking_reaches_max_min(config: str, distance: str) -
     assert not math.isnan(f["converge_time_s"])
 
 
+@pytest.mark.parametrize("config,distance", [("gfc2", "wan"), ("upstream-bottleneck", "lan"), ("parking-lot", "wan")])
+def test_ucsc_reaches_max_min(config: str, distance: str) -> None:
+    """The UCSC scheme (Kalampoukas, Varma, Ramakrishnan, 1995) converges to the max-min
+    allocation of the capacities it shares out: at its fixed point the VCs bottlenecked at a
+    port are unrestricted and share what the restricted ones leave equally. Every connection
+    within 0.1 % of the oracle's rate at 0.9 of each link, and the run converges (5 %)."""
+    doc = T.generate(config, scheme="ucsc", distance=distance)
+    _, f = _acr(doc, "ucsc")
+    assert abs(f["worst_distance"]) < 1e-3, f
+    assert not math.isnan(f["converge_time_s"])
+    assert f["cells_lost"] == 0
+
+
 def test_new_schemes_leave_erica_untouched() -> None:
     """The extension point: an ERICA port behaves as before beside ports of the new schemes."""
     doc = T.parking_lot(3, distance="lan", duration_s=0.1)
@@ -94,7 +107,8 @@ def test_new_schemes_leave_erica_untouched() -> None:
 
 
 @pytest.mark.parametrize("key,value,scheme", [("dpf", 1.5, "eprca"), ("eru", 0.5, "capc"), ("uf", 0.0, "phantom"),
-                                              ("delta", 1.0, "osu"), ("rup", 0.1, "eprca"), ("dqt_cells", 10, "eprca")])
+                                              ("delta", 1.0, "osu"), ("rup", 0.1, "eprca"), ("dqt_cells", 10, "eprca"),
+                                              ("qt_cells", 10, "ucsc")])
 def test_bad_scheme_keys_are_refused(key: str, value: float, scheme: str) -> None:
     doc = T.parking_lot(3, scheme={"scheme": scheme, key: value}, distance="lan", duration_s=0.01)
     with pytest.raises(atmsim.ScenarioError, match=key):

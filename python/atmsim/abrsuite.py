@@ -65,6 +65,7 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "osu": T.scheme_table("osu"),
     "phantom": T.scheme_table("phantom"),
     "charny": T.scheme_table("charny"),
+    "ucsc": T.scheme_table("ucsc"),
 }
 #: every switch port's buffer in the suite, cells (our choice: about 60 ms at 155 Mb/s)
 BUFFER_CELLS = 20_000
