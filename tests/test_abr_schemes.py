@@ -97,6 +97,30 @@ def test_ucsc_reaches_max_min(config: str, distance: str) -> None:
     assert f["cells_lost"] == 0
 
 
+def test_suite_buffers_hold_two_round_trips() -> None:
+    """The suite's switch buffers: 20,000 cells, or two round trips of the longest connection at
+    the fastest link (seed 002: "2 to 4 times RTT buffers in the switches are sufficient with
+    ABR"). The satellite parking lot by hand: 275 ms up the access hop, then three 1 km trunks
+    and a 1 km access link at 5 us/km, both ways, at 155.52 Mb/s of 424-bit cells."""
+    configs = {c.name: c for c in abrsuite.configurations(quick=False)}
+    rtt = 2 * (0.275 + 4 * 5e-6)
+    for name, want in (("parking-lot-satellite", math.ceil(2 * rtt * 155.52e6 / 424)), ("parking-lot-lan", 20_000)):
+        doc = configs[name].doc(abrsuite.SCHEMES["erica"], 1)
+        assert {n["buffer_cells"] for n in doc["nodes"] if n["kind"] == "switch"} == {want}, name
+
+
+def test_erica_plus_queue_is_bounded_over_satellite() -> None:
+    """Seed 002 ("Effect of Long Feedback Delay"): with 550 ms of feedback delay ERICA+'s queue
+    stays under 1.6 x RTT, where ERICA's is unbounded. On the suite's satellite parking lot
+    (buffers of two round trips) ERICA+ loses no cell and its largest queue is under 1.6 RTT of
+    cells at the link rate."""
+    config = {c.name: c for c in abrsuite.configurations(quick=False)}["parking-lot-satellite"]
+    doc = config.doc(abrsuite.SCHEMES["erica+"], 1)
+    r, f = _acr(doc, abrsuite.SCHEMES["erica+"])
+    assert f["cells_lost"] == 0
+    assert f["max_queue_cells"] < 1.6 * abrsuite.longest_rtt_s(doc) * C * 1e6 / 424
+
+
 def test_new_schemes_leave_erica_untouched() -> None:
     """The extension point: an ERICA port behaves as before beside ports of the new schemes."""
     doc = T.parking_lot(3, distance="lan", duration_s=0.1)
