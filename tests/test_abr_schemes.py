@@ -1,7 +1,8 @@
-"""The switch schemes of issue 30 (EPRCA, APRC, CAPC, OSU, Phantom; docs/abr-schemes.md), each
-on a simulated case with a closed form or a published behaviour, and `atmsim suite abr`: its
-files, the oracle beside the settled rates, bit-for-bit reproducibility and the report in a
-browser. The schemes' own arithmetic is tested in their Rust files (`abr/switch/*.rs`)."""
+"""The switch schemes of issue 30 (EPRCA, APRC, CAPC, OSU, Phantom, Charny, UCSC;
+docs/abr-schemes.md), each on a simulated case with a closed form or a published behaviour, and
+`atmsim suite abr`: its files, the oracle beside the settled rates, bit-for-bit reproducibility
+and the report in a browser. The schemes' own arithmetic is tested in their Rust files
+(`abr/switch/*.rs`)."""
 
 from __future__ import annotations
 
