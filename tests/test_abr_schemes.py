@@ -1,7 +1,8 @@
-"""The switch schemes of issue 30 (EPRCA, APRC, CAPC, OSU, Phantom; docs/abr-schemes.md), each
-on a simulated case with a closed form or a published behaviour, and `atmsim suite abr`: its
-files, the oracle beside the settled rates, bit-for-bit reproducibility and the report in a
-browser. The schemes' own arithmetic is tested in their Rust files (`abr/switch/*.rs`)."""
+"""The switch schemes of issue 30 (EPRCA, APRC, CAPC, OSU, Phantom, Charny, UCSC;
+docs/abr-schemes.md), each on a simulated case with a closed form or a published behaviour, and
+`atmsim suite abr`: its files, the oracle beside the settled rates, bit-for-bit reproducibility
+and the report in a browser. The schemes' own arithmetic is tested in their Rust files
+(`abr/switch/*.rs`)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,43 @@ def test_charny_consistent_marking_reaches_max_min(config: str, distance: str) -
     assert not math.isnan(f["converge_time_s"])
 
 
+@pytest.mark.parametrize("config,distance", [("gfc2", "wan"), ("upstream-bottleneck", "lan"), ("parking-lot", "wan")])
+def test_ucsc_reaches_max_min(config: str, distance: str) -> None:
+    """The UCSC scheme (Kalampoukas, Varma, Ramakrishnan, 1995) converges to the max-min
+    allocation of the capacities it shares out: at its fixed point the VCs bottlenecked at a
+    port are unrestricted and share what the restricted ones leave equally. Every connection
+    within 0.1 % of the oracle's rate at 0.9 of each link, and the run converges (5 %)."""
+    doc = T.generate(config, scheme="ucsc", distance=distance)
+    _, f = _acr(doc, "ucsc")
+    assert abs(f["worst_distance"]) < 1e-3, f
+    assert not math.isnan(f["converge_time_s"])
+    assert f["cells_lost"] == 0
+
+
+def test_suite_buffers_hold_two_round_trips() -> None:
+    """The suite's switch buffers: 20,000 cells, or two round trips of the longest connection at
+    the fastest link (seed 002: "2 to 4 times RTT buffers in the switches are sufficient with
+    ABR"). The satellite parking lot by hand: 275 ms up the access hop, then three 1 km trunks
+    and a 1 km access link at 5 us/km, both ways, at 155.52 Mb/s of 424-bit cells."""
+    configs = {c.name: c for c in abrsuite.configurations(quick=False)}
+    rtt = 2 * (0.275 + 4 * 5e-6)
+    for name, want in (("parking-lot-satellite", math.ceil(2 * rtt * 155.52e6 / 424)), ("parking-lot-lan", 20_000)):
+        doc = configs[name].doc(abrsuite.SCHEMES["erica"], 1)
+        assert {n["buffer_cells"] for n in doc["nodes"] if n["kind"] == "switch"} == {want}, name
+
+
+def test_erica_plus_queue_is_bounded_over_satellite() -> None:
+    """Seed 002 ("Effect of Long Feedback Delay"): with 550 ms of feedback delay ERICA+'s queue
+    stays under 1.6 x RTT, where ERICA's is unbounded. On the suite's satellite parking lot
+    (buffers of two round trips) ERICA+ loses no cell and its largest queue is under 1.6 RTT of
+    cells at the link rate."""
+    config = {c.name: c for c in abrsuite.configurations(quick=False)}["parking-lot-satellite"]
+    doc = config.doc(abrsuite.SCHEMES["erica+"], 1)
+    r, f = _acr(doc, abrsuite.SCHEMES["erica+"])
+    assert f["cells_lost"] == 0
+    assert f["max_queue_cells"] < 1.6 * abrsuite.longest_rtt_s(doc) * C * 1e6 / 424
+
+
 def test_new_schemes_leave_erica_untouched() -> None:
     """The extension point: an ERICA port behaves as before beside ports of the new schemes."""
     doc = T.parking_lot(3, distance="lan", duration_s=0.1)
@@ -94,7 +132,8 @@ def test_new_schemes_leave_erica_untouched() -> None:
 
 
 @pytest.mark.parametrize("key,value,scheme", [("dpf", 1.5, "eprca"), ("eru", 0.5, "capc"), ("uf", 0.0, "phantom"),
-                                              ("delta", 1.0, "osu"), ("rup", 0.1, "eprca"), ("dqt_cells", 10, "eprca")])
+                                              ("delta", 1.0, "osu"), ("rup", 0.1, "eprca"), ("dqt_cells", 10, "eprca"),
+                                              ("qt_cells", 10, "ucsc")])
 def test_bad_scheme_keys_are_refused(key: str, value: float, scheme: str) -> None:
     doc = T.parking_lot(3, scheme={"scheme": scheme, key: value}, distance="lan", duration_s=0.01)
     with pytest.raises(atmsim.ScenarioError, match=key):

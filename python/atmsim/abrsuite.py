@@ -30,7 +30,8 @@ scheme's target utilization, ``topology.scheme_target``):
 - queues: the largest ``max_queue_cells`` and the largest ``mean_queue_cells`` among the ports;
 - oscillation: the mean over connections of the coefficient of variation of ACR from the
   convergence time (else over the last 20 %) to the end;
-- cells lost: every port's dropped cells (switch buffers are ``BUFFER_CELLS``).
+- cells lost: every port's dropped cells (switch buffers: ``buffer_cells``, the larger of
+  ``BUFFER_CELLS`` and ``BUFFER_RTTS`` round trips of the configuration's longest connection).
 """
 
 from __future__ import annotations
@@ -65,9 +66,17 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "osu": T.scheme_table("osu"),
     "phantom": T.scheme_table("phantom"),
     "charny": T.scheme_table("charny"),
+    "ucsc": T.scheme_table("ucsc"),
 }
-#: every switch port's buffer in the suite, cells (our choice: about 60 ms at 155 Mb/s)
+#: the smallest switch port buffer in the suite, cells (our choice: about 55 ms at 155 Mb/s)
 BUFFER_CELLS = 20_000
+#: and at least this many round trips of the configuration's longest connection at its fastest
+#: link (seed 002, the OSU satellite study: "2 to 4 times RTT buffers in the switches are
+#: sufficient with ABR"; the low end of that range, fixed before any run; it exceeds
+#: BUFFER_CELLS on the WAN and satellite variants only)
+BUFFER_RTTS = 2
+#: propagation delay of a link given by its length, s/km (as ``topology`` assumes)
+_S_PER_KM = 5e-6
 #: ACR samples the settled rate averages over: the last share of the run
 SETTLE_SHARE = 0.2
 TOLERANCE = 0.05
@@ -87,11 +96,36 @@ class Config:
     options: tuple[tuple[str, Any], ...]
 
     def doc(self, scheme: dict[str, Any], seed: int) -> dict[str, Any]:
-        return T.generate(self.kind, scheme=scheme, seed=seed, buffer_cells=BUFFER_CELLS, **dict(self.options))
+        doc = T.generate(self.kind, scheme=scheme, seed=seed, buffer_cells=BUFFER_CELLS, **dict(self.options))
+        cells = buffer_cells(doc)
+        for node in doc["nodes"]:
+            if node.get("kind") == "switch":
+                node["buffer_cells"] = cells
+        return doc
 
     @property
     def random(self) -> bool:
         return dict(self.options).get("traffic") == "onoff"
+
+
+def longest_rtt_s(doc: dict[str, Any]) -> float:
+    """The longest round-trip propagation delay of the scenario's connections, s (each link's
+    ``delay_us``, else its ``length_km`` at 5 us/km; the same delay both ways)."""
+    delay: dict[frozenset[str], float] = {}
+    for link in doc["links"]:
+        d = link["delay_us"] * 1e-6 if "delay_us" in link else float(link.get("length_km", 0.0)) * _S_PER_KM
+        delay[frozenset((link["a"], link["b"]))] = d
+    return max((2 * sum(delay[frozenset(h)] for h in zip(c["route"], c["route"][1:])) for c in doc["connections"]),
+               default=0.0)
+
+
+def buffer_cells(doc: dict[str, Any]) -> int:
+    """Every switch port's buffer in a configuration of the suite: ``BUFFER_CELLS``, or
+    ``BUFFER_RTTS`` round trips of the longest connection at the fastest link's cell rate if that
+    is more."""
+    fastest = max(float(link["rate_mbps"]) for link in doc["links"])
+    rtt_cells = BUFFER_RTTS * longest_rtt_s(doc) * fastest * 1e6 / 424
+    return max(BUFFER_CELLS, math.ceil(rtt_cells))
 
 
 def configurations(quick: bool) -> list[Config]:

@@ -71,6 +71,7 @@ SCHEME_DEFAULTS: dict[str, dict[str, Any]] = {
     "osu": {"scheme": "osu"},
     "phantom": {"scheme": "phantom"},
     "charny": {"scheme": "charny"},
+    "ucsc": {"scheme": "ucsc"},
     "none": {"scheme": "none"},
 }
 
@@ -86,11 +87,11 @@ def scheme_table(scheme: str | Mapping[str, Any]) -> dict[str, Any]:
 
 def scheme_target(table: Mapping[str, Any]) -> float:
     """The share of each link's rate the scheme aims to fill (what the oracle's capacities are
-    scaled by): the ``target_utilization`` of ERICA, the OSU scheme, CAPC and Charny's (0.9),
+    scaled by): the ``target_utilization`` of ERICA, the OSU scheme, CAPC, Charny's and UCSC (0.9),
     1 for ERICA+ (its target follows the queue) and for the schemes without a target (EFCI, RR,
     EPRCA, APRC; Phantom's fixed point is computed in its test, not here)."""
     name = table.get("scheme")
-    if name in ("erica", "osu", "capc", "charny"):
+    if name in ("erica", "osu", "capc", "charny", "ucsc"):
         return float(table.get("target_utilization", 0.9))
     return 1.0
 

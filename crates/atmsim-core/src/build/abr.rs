@@ -3,7 +3,7 @@
 //! switch schemes from their scenario sections.
 
 use crate::abr::switch::{
-    Aprc, Capc, Charny, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate,
+    Aprc, Capc, Charny, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate, Ucsc,
 };
 use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
@@ -312,6 +312,11 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             ..Default::default()
         })),
         SchemeKind::Charny => PortScheme::Charny(Box::new(Charny {
+            target_utilization: a.target_utilization,
+            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
+            ..Default::default()
+        })),
+        SchemeKind::Ucsc => PortScheme::Ucsc(Box::new(Ucsc {
             target_utilization: a.target_utilization,
             meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
             ..Default::default()

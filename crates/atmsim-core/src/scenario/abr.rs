@@ -41,6 +41,9 @@ pub enum SchemeKind {
     /// Charny's consistent marking (Charny, Clark, Jain, ICC 1995): the max-min advertised rate.
     #[serde(rename = "charny")]
     Charny,
+    /// The UCSC scheme (Kalampoukas, Varma, Ramakrishnan, 1995): max-min in O(1) per RM cell.
+    #[serde(rename = "ucsc")]
+    Ucsc,
 }
 
 /// ERICA variants (SPEC-ABR.md): "basic" uses steps 8, 9 and 13; "maxalloc" adds 10-12.
@@ -68,14 +71,14 @@ pub enum CcrSource {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbrSchemeSpec {
-    /// "erica", "erica+", "efci", "rr", "eprca", "aprc", "capc", "osu", "phantom", "charny" or "none"
+    /// "erica", "erica+", "efci", "rr", "eprca", "aprc", "capc", "osu", "phantom", "charny", "ucsc" or "none"
     /// (docs/abr-schemes.md).
     pub scheme: SchemeKind,
-    /// ERICA, CAPC, OSU, Charny: target utilization of the ABR capacity, in (0, 1] (default 0.9).
+    /// ERICA, CAPC, OSU, Charny, UCSC: target utilization of the ABR capacity, in (0, 1] (default 0.9).
     #[serde(default = "default_target_utilization")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub target_utilization: f64,
-    /// ERICA/ERICA+, APRC, CAPC, OSU, Phantom, Charny: averaging interval, seconds (> 0, default
+    /// ERICA/ERICA+, APRC, CAPC, OSU, Phantom, Charny, UCSC: averaging interval, seconds (> 0, default
     /// 0.005).
     #[serde(default = "default_interval_s")]
     #[schemars(range(min = 1e-6, max = 1e3))]

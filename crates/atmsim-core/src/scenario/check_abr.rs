@@ -52,13 +52,13 @@ fn validate_scheme(p: &str, a: &AbrSchemeSpec) -> Res<()> {
     use SchemeKind::*;
     let erica = matches!(a.scheme, Erica | EricaPlus);
     let eprca = matches!(a.scheme, Eprca | Aprc);
-    let timed = erica || matches!(a.scheme, Aprc | Capc | Osu | Phantom | Charny);
+    let timed = erica || matches!(a.scheme, Aprc | Capc | Osu | Phantom | Charny | Ucsc);
     // a key with a default counts as given when its value differs from the default
     let present = [
         (
             "target_utilization",
             a.target_utilization != default_target_utilization(),
-            matches!(a.scheme, Erica | Capc | Osu | Charny),
+            matches!(a.scheme, Erica | Capc | Osu | Charny | Ucsc),
         ),
         ("interval_s", a.interval_s != default_interval_s(), timed),
         ("interval_cells", a.interval_cells.is_some(), erica),
@@ -334,7 +334,7 @@ pub(crate) fn validate_connection_abr(p: &str, c: &ConnectionSpec, sc: &Scenario
                 if port.or(n.abr.as_ref()).is_none() {
                     return Err(ScenarioError::new(
                         format!("nodes[{node}].abr"),
-                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\", \"eprca\", \"aprc\", \"capc\", \"osu\", \"phantom\", \"charny\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
+                        format!("ABR connection \"{}\" crosses port {}->{} which has no ABR scheme; set scheme = \"erica\", \"erica+\", \"efci\", \"rr\", \"eprca\", \"aprc\", \"capc\", \"osu\", \"phantom\", \"charny\", \"ucsc\" or \"none\"", c.name, c.route[k], c.route[k + 1]),
                     ));
                 }
             }

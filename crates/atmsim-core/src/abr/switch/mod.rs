@@ -19,6 +19,8 @@
 //! - [`phantom`]: Phantom (Afek, Mansour, Ostfeld): the unused capacity as one more session.
 //! - [`charny`]: Charny's consistent marking (Charny, Clark, Jain): the advertised rate of the
 //!   VCs not bottlenecked elsewhere.
+//! - [`ucsc`]: the UCSC scheme (Kalampoukas, Varma, Ramakrishnan): restricted and unrestricted
+//!   VCs, the equal share of what the restricted ones leave, O(1) per RM cell.
 //!
 //! Source: ATM Forum TM 4.0 (af-tm-0056.000) section 5.10 and `../shared/SPEC-ABR.md` ("Switch
 //! feedback schemes"); each scheme's file cites its own. Feedback is written into backward RM
@@ -34,6 +36,7 @@ pub mod erica;
 pub mod osu;
 pub mod phantom;
 pub mod rr;
+pub mod ucsc;
 
 pub use aprc::Aprc;
 pub use capc::Capc;
@@ -44,6 +47,7 @@ pub use erica::{erica_plus_fraction, Erica, VcState};
 pub use osu::Osu;
 pub use phantom::Phantom;
 pub use rr::RelativeRate;
+pub use ucsc::Ucsc;
 
 use crate::metrics::probe::{ColumnDecl, Row, TableDecl, PORT_KEY};
 use crate::time::SimTime;
@@ -219,6 +223,8 @@ port_schemes! {
     Phantom(Box<Phantom>),
     /// Charny's consistent marking (`charny.rs`).
     Charny(Box<Charny>),
+    /// The UCSC scheme (`ucsc.rs`).
+    Ucsc(Box<Ucsc>),
 }
 
 impl PortScheme {
