@@ -51,8 +51,9 @@ def colour(x: float | None) -> str:
 
 def network_of(doc: Mapping[str, Any]) -> dict[str, Any]:
     """``{"nodes": [{name, kind}], "links": [{a, b, rate_mbps, length_km, delay_us}],
-    "connections": [{name, route, category, bidirectional}]}`` of a scenario document (calls'
-    classes are connections here); keys the document does not give are left out."""
+    "connections": [{name, route, category, bidirectional}]}`` of a scenario document (the
+    connection of each call class, ``calls[].connection``, is one here); keys the document does
+    not give are left out."""
 
     def table(x: Any) -> list[Mapping[str, Any]]:
         return [e for e in x if isinstance(e, Mapping)] if isinstance(x, list) else []
@@ -65,7 +66,8 @@ def network_of(doc: Mapping[str, Any]) -> dict[str, Any]:
             e.update({k: float(link[k]) for k in ("rate_mbps", "length_km", "delay_us") if isinstance(link.get(k), (int, float))})
             links.append(e)
     conns = []
-    for c in table(doc.get("connections")) + table(doc.get("calls")):
+    calls = [c["connection"] for c in table(doc.get("calls")) if isinstance(c.get("connection"), Mapping)]
+    for c in table(doc.get("connections")) + calls:
         route = c.get("route")
         if "name" in c and isinstance(route, list):
             conns.append({"name": str(c["name"]), "route": [str(r) for r in route], "category": str(c.get("category", "")),

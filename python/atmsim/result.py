@@ -154,7 +154,8 @@ class Result:
         return trace_frame(self._trace, conns, kinds, from_s, to_s)
 
     def _repr_html_(self) -> str:
-        """Jupyter: the summary's tables (ports, connections, TCP, ...) as HTML."""
+        """Jupyter: the topology (an SVG picture) and the summary's tables (ports, connections,
+        TCP, ...) as HTML."""
         from .notebook import result_html
 
         return result_html(self)
