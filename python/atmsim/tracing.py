@@ -156,11 +156,19 @@ class TraceSink:
 
 
 def run_trace_command(
-    directory: str, connections: list[str], kinds: list[str], from_s: float | None, to_s: float | None, pcap: str | None
+    directory: str, connections: list[str], kinds: list[str], from_s: float | None, to_s: float | None, pcap: str | None,
+    epoch: str | None = None,
 ) -> Iterable[str]:
-    """``atmsim trace``: the lines to print (the filtered trace, or what ``--pcap`` wrote).
-    Everything is checked before anything is written or printed."""
+    """``atmsim trace``: the lines to print (the filtered trace, or what ``--pcap`` wrote, its
+    packets stamped from ``epoch``: ``atmsim.pcap.parse_epoch``). Everything is checked before
+    anything is written or printed."""
     import pyarrow.parquet as pq
+
+    from .pcap import parse_epoch
+
+    if epoch is not None and pcap is None:
+        raise ScenarioError("", "--epoch", "applies to a capture only: give --pcap FILE too")
+    epoch_ns = parse_epoch(epoch) if pcap is not None else None
 
     d = Path(directory)
     path = d / TRACE_FILE
@@ -179,7 +187,7 @@ def run_trace_command(
         return format_trace(frame)
     from .pcap import write_pcap
 
-    counts = write_pcap(frame, table.schema.metadata or {}, pcap, str(path))
+    counts = write_pcap(frame, table.schema.metadata or {}, pcap, str(path), epoch_ns)
     note = f" ({counts['short']} frames too short for IPv4 left out)" if counts["short"] else ""
     return [f"{pcap}: {counts['tcp']} TCP and {counts['udp']} UDP packets{note}"]
 
