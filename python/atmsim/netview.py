@@ -219,7 +219,7 @@ def frames(result: Any, net: Mapping[str, Any], limit: int = MAX_FRAMES) -> dict
             for name in acr["connection"].unique():
                 out["acr"][str(name)] = [None if pd.isna(v) else round(float(v), 3) for v in mean.loc[name].reindex(range(n))]
     if result.has_trace:
-        drops = result.trace(kind="drop")
+        drops = result.trace(kind="drop", columns=["port"])
         out["drops_from_trace"] = True
         if not drops.empty:
             drops["frame"] = np.clip(np.searchsorted(starts, drops["time_s"].to_numpy(), side="right") - 1, 0, n - 1)
