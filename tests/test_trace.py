@@ -298,3 +298,13 @@ def test_cwnd_after_a_loss_and_only_on_segment_rows() -> None:
     assert len(again) > 0
     ssthresh = again["tcp_ssthresh_bytes"].to_numpy(dtype="uint64")
     assert (ssthresh % mss == 0).all() and (ssthresh >= 2 * mss).all(), (mss, ssthresh[:5])
+
+
+def test_trace_reads_only_the_columns_asked_for(tmp_path: Path) -> None:
+    doc = _lossy_tcp(0.05)
+    doc["run"]["trace"] = {"connections": ["t1"]}
+    r = atmsim.run(doc, out=tmp_path / "run")
+    full = r.trace(connection="t1", kind="drop")
+    some = r.trace(connection="t1", kind="drop", columns=["port", "reason"])
+    assert list(some.columns) == ["time_s", "port", "reason"] and len(full) > 0
+    assert some.equals(full[["time_s", "port", "reason"]])
