@@ -221,5 +221,14 @@ def test_network_view_draws_the_scenario_and_the_slider_recolours(case: str, bro
         from matplotlib.image import imread
 
         assert not np.array_equal(imread(io.BytesIO(before)), imread(io.BytesIO(graph.screenshot_as_png))), "the drawing did not change"
+    # hovering a connection's name highlights its route: its nodes and the links of its hops
+    for c in data["connections"][:3]:
+        lit = browser.execute_script(
+            "const tr = document.querySelector('tr[data-connection=\"' + arguments[0] + '\"]');"
+            "tr.dispatchEvent(new MouseEvent('mouseenter'));"
+            "const cy = document.querySelector('div.atmsim-network').atmsimCy;"
+            "const out = [cy.nodes('.route').map(n => n.id()).sort(), cy.edges('.route').length];"
+            "tr.dispatchEvent(new MouseEvent('mouseleave')); return out;", c["name"])
+        assert lit[0] == sorted({"n:" + n for n in c["route"]}) and lit[1] == len({frozenset(h) for h in zip(c["route"], c["route"][1:])})
     errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
     assert not errors, errors
