@@ -147,3 +147,15 @@ def test_jupyter_picture_has_one_element_per_node_and_link(onoff_run: atmsim.Res
 def test_colour_scale_ends() -> None:
     assert netview.colour(0.0) == "#d0d7de" and netview.colour(1.0) == "#d1242f" and netview.colour(0.5) == "#f2b600"
     assert netview.colour(None) == netview.colour(float("nan")) == "#eeeeee" and netview.colour(7.0) == "#d1242f"
+
+
+def test_a_study_stores_no_network_columns(tmp_path: Path) -> None:
+    """The network is for drawing: a study's run table keeps the summary's numbers, not a column
+    per link (atmsim.study.execute.NOT_STORED)."""
+    from conftest import write_toml
+
+    f = write_toml(tmp_path / "s.toml", onoff_scenario(0.01))
+    res = atmsim.sweep(f, tmp_path / "study", grid={"connections.vbr.source.peak_mbps": [60, 80]}, replications=1,
+                       metrics=["connections.vbr.throughput_mbps"], jobs=1)
+    assert "scenario.file" in res.runs.columns
+    assert not [c for c in res.runs.columns if c.startswith("scenario.network")]
