@@ -7,6 +7,7 @@ tshark is missing, except under CI=true, where it fails."""
 
 from __future__ import annotations
 
+import calendar
 import os
 import shutil
 import subprocess
@@ -117,3 +118,47 @@ def test_the_worked_example_runs_as_pasted(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert any("tcp_sent" in line for line in lines) and any("rm=bwd" in line for line in lines)
     assert any("TCP" in line and "10000" in line for line in lines)
+
+
+def _ns(text: str) -> int:
+    """Nanoseconds of tshark's ``frame.time_epoch`` (``SECONDS.NNNNNNNNN``), exactly."""
+    sec, _, frac = text.partition(".")
+    return int(sec) * 10**9 + int((frac + "000000000")[:9])
+
+
+@pytest.mark.parametrize("epoch, start_ns", [
+    (None, calendar.timegm((2000, 1, 1, 0, 0, 0)) * 10**9),  # the documented default
+    ("2026-11-26T15:30:00+01:00", calendar.timegm((2026, 11, 26, 14, 30, 0)) * 10**9),
+    ("2026-11-26T14:30:00", calendar.timegm((2026, 11, 26, 14, 30, 0)) * 10**9),  # no offset: UTC
+    ("1795703400.5", calendar.timegm((2026, 11, 26, 14, 30, 0)) * 10**9 + 500_000_000),
+    ("0", 0),  # simulated time as it is
+])
+def test_capture_starts_at_the_epoch(epoch: str | None, start_ns: int, tmp_path: Path, capsys) -> None:
+    """Each packet's time in tshark is the epoch plus the frame's simulated time, to the
+    nanosecond (a float of seconds since 1970 would keep about 0.2 us)."""
+    tshark = _tshark()
+    r, out = _lossy_tcp_run(tmp_path)
+    pcap = tmp_path / "t1.pcap"
+    assert main(["trace", str(out), "--pcap", str(pcap)] + ([] if epoch is None else ["--epoch", epoch])) == 0
+    capsys.readouterr()
+    stamps = [_ns(row[0]) for row in _fields(tshark, pcap, "frame.time_epoch")]
+    sent = r.trace(kind="frame_sent")
+    assert stamps == [start_ns + round(t * 1e9) for t in sent["time_s"]]
+    if epoch is None:
+        assert "2000" in _fields(tshark, pcap, "frame.time")[0][0]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--pcap", "{pcap}", "--epoch", "yesterday"], "--epoch: 'yesterday' is not a time"),
+    (["--pcap", "{pcap}", "--epoch", "1969-12-31T23:59:59Z"], "--epoch: '1969-12-31T23:59:59Z' is outside"),
+    (["--pcap", "{pcap}", "--epoch", "4294967295"], "--epoch: the capture would end after 2106-02-07"),
+    (["--epoch", "0"], "--epoch: applies to a capture only"),
+])
+def test_bad_epoch_is_one_line_and_writes_nothing(args: list[str], says: str, tmp_path: Path, capsys) -> None:
+    _, out = _lossy_tcp_run(tmp_path)
+    pcap = tmp_path / "t1.pcap"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["trace", str(out)] + [a.format(pcap=pcap) for a in args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and says in captured.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

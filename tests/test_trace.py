@@ -6,6 +6,8 @@ no result, the file streams in row groups, and bad input is one line with exit c
 from __future__ import annotations
 
 import json
+
+import numpy as np
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -236,3 +238,73 @@ def test_result_shows_itself_in_jupyter() -> None:
     page = r._repr_html_()
     assert page.count("<table") == 2 and "h1-&gt;S" in page and "<td>c1</td>" in page
     assert f"trace: {len(r.trace())} rows" in page
+
+
+def _lossless_tcp(duration_s: float = 0.1) -> dict:
+    """Reno TCP t1 alone into a 20,000-cell buffer, traced from time 0 (no loss, no timeout)."""
+    doc = _lossy_tcp(duration_s)
+    doc["connections"] = doc["connections"][:1]
+    doc["nodes"][2]["buffer_cells"] = 20000
+    doc["run"].update({"sample_interval_s": 0.001, "trace": {"connections": ["t1"], "kinds": ["tcp_sent", "tcp_acked"]}})
+    return doc
+
+
+def test_cwnd_in_the_trace_is_the_sampled_cwnd() -> None:
+    """The sender's cwnd changes only when it takes an ACK (no loss, no timeout here), and a
+    tcp_acked row holds the cwnd before its ACK is taken: so the first tcp_acked row after a
+    sample instant holds the cwnd the tcp series sampled then, and every tcp_sent row between two
+    ACKs holds the same value as the ACK row that follows it."""
+    r = atmsim.run(_lossless_tcp())
+    tcp = r.summary["connections"]["t1"]["tcp"]
+    assert tcp["timeouts"] == 0 and tcp["retransmitted_segments"] == 0
+    t = r.trace()
+    acked = t[(t["kind"].astype(str) == "tcp_acked") & (t["connection"].astype(str) == "t1.reverse")]
+    sent = t[t["kind"].astype(str) == "tcp_sent"]
+    assert len(acked) > 100 and len(sent) > 100
+    times = acked["time_s"].to_numpy()
+    cwnd = acked["tcp_cwnd_bytes"].to_numpy(dtype="uint64")
+    series = r.series("tcp", where={"connection": "t1"})
+    compared = 0
+    for s, value in zip(series["time_s"], series["cwnd_bytes"]):
+        k = int(np.searchsorted(times, s, side="right"))
+        if k < len(times) and times[k] != s and (k == 0 or times[k - 1] != s):
+            assert cwnd[k] == value, (s, k)
+            compared += 1
+    assert compared > 50
+    nxt = np.searchsorted(times, sent["time_s"].to_numpy(), side="right")
+    inside = nxt < len(times)
+    assert (sent["tcp_cwnd_bytes"].to_numpy(dtype="uint64")[inside] == cwnd[nxt[inside]]).all()
+    # no loss: slow start throughout, ssthresh still the model's unbounded 2^62 - 1
+    assert set(acked["tcp_ssthresh_bytes"]) == set(sent["tcp_ssthresh_bytes"]) == {2**62 - 1}
+    assert t["tcp_cwnd_bytes"].notna().all()
+    assert cwnd.max() > cwnd.min()  # it grew
+
+
+def test_cwnd_after_a_loss_and_only_on_segment_rows() -> None:
+    """With loss (Reno), every tcp_retransmitted row's ssthresh is a whole number of segments, at
+    least two (TcpSender: max(2, min(cwnd, rwnd) / 2 / MSS) x MSS); rows other than the segment
+    kinds carry no window."""
+    doc = _lossy_tcp(0.3)
+    mss = 512
+    doc["connections"][0]["source"]["tcp"]["mss_bytes"] = mss
+    doc["run"]["trace"] = {"connections": ["t1"]}
+    r = atmsim.run(doc)
+    t = r.trace()
+    kinds = t["kind"].astype(str)
+    seg = kinds.isin(["tcp_sent", "tcp_retransmitted", "tcp_acked"])
+    assert t.loc[~seg, "tcp_cwnd_bytes"].isna().all() and t.loc[~seg, "tcp_ssthresh_bytes"].isna().all()
+    assert t.loc[seg, "tcp_cwnd_bytes"].notna().all()
+    again = t[kinds == "tcp_retransmitted"]
+    assert len(again) > 0
+    ssthresh = again["tcp_ssthresh_bytes"].to_numpy(dtype="uint64")
+    assert (ssthresh % mss == 0).all() and (ssthresh >= 2 * mss).all(), (mss, ssthresh[:5])
+
+
+def test_trace_reads_only_the_columns_asked_for(tmp_path: Path) -> None:
+    doc = _lossy_tcp(0.05)
+    doc["run"]["trace"] = {"connections": ["t1"]}
+    r = atmsim.run(doc, out=tmp_path / "run")
+    full = r.trace(connection="t1", kind="drop")
+    some = r.trace(connection="t1", kind="drop", columns=["port", "reason"])
+    assert list(some.columns) == ["time_s", "port", "reason"] and len(full) > 0
+    assert some.equals(full[["time_s", "port", "reason"]])

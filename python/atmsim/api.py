@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import ScenarioError, SimulationError
+from .netview import network_of
 from .outdir import claim
 from .result import SUMMARY_FILE, Result, SeriesSink, streamed_output
 from .scenario import Provenance, document_json, load_scenario, with_file
@@ -112,7 +113,7 @@ def run_document(
         raise with_file(e, prov) from None
     except Exception as e:
         raise SimulationError(f"cannot build the simulation: {e}") from e
-    scenario_info = {"description": doc.get("description", ""), "file": prov.file}
+    scenario_info = {"description": doc.get("description", ""), "file": prov.file, "network": network_of(doc)}
     log.debug("built in %.3f s", time.perf_counter() - start)
     if claimed is None:
         traces = TraceSink(sim, None) if sim.tracing else None

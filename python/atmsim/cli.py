@@ -621,8 +621,11 @@ def plot_cmd(
 @click.option("--to", "to_s", type=float, default=None, metavar="SECONDS", help="Only events before this time.")
 @click.option("--pcap", type=click.Path(path_type=str), default=None, metavar="FILE",
               help="Write the selected AAL5 frames (frame_sent rows) as a pcap file for Wireshark instead of printing.")
+@click.option("--epoch", default=None, metavar="TIME",
+              help="With --pcap: the capture's time of simulated time 0, an ISO 8601 date/time (UTC unless it "
+                   "gives an offset) or seconds since 1970 [2000-01-01T00:00:00Z].")
 def trace_cmd(directory: str, connections: tuple[str, ...], kinds: tuple[str, ...], from_s: float | None,
-              to_s: float | None, pcap: str | None) -> None:
+              to_s: float | None, pcap: str | None, epoch: str | None) -> None:
     """Print the trace (trace.parquet) of the run in DIRECTORY as aligned text, sorted by time.
 
     The run must have had run.trace in its scenario (docs/tracing.md). With --pcap, write the
@@ -636,7 +639,7 @@ def trace_cmd(directory: str, connections: tuple[str, ...], kinds: tuple[str, ..
     from .tracing import run_trace_command
 
     try:
-        for line in run_trace_command(directory, list(connections), list(kinds), from_s, to_s, pcap):
+        for line in run_trace_command(directory, list(connections), list(kinds), from_s, to_s, pcap, epoch):
             click.echo(line)
     except BrokenPipeError:  # `| head`: click would turn it into exit 1
         _reader_gone()

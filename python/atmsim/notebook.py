@@ -1,5 +1,6 @@
-"""Jupyter: a result as HTML (``Result._repr_html_``): the run's headline, then the summary's
-tables of ports and connections (their scalar fields), and the trace's size if there is one."""
+"""Jupyter: a result as HTML (``Result._repr_html_``): the run's headline, the topology as an
+SVG picture (``atmsim.netview.svg``: no script), then the summary's tables of ports and
+connections (their scalar fields), and the trace's size if there is one."""
 
 from __future__ import annotations
 
@@ -37,6 +38,12 @@ def result_html(result: Any) -> str:
         head.append(f"trace: {rows if rows is not None else '?'} rows (<code>Result.trace()</code>)")
     head.append("series: " + (", ".join(html.escape(n) for n in result.series_names) or "none"))
     parts = ["<div>" + "<br>".join(head) + "</div>"]
+    from .netview import network, svg
+
+    picture = svg(network(s), s)
+    if picture:
+        parts.append("<h4>Network</h4>" + picture + '<div style="font-size: smaller">each half of a link: the output port '
+                     "at its end, coloured by its utilization over the run (grey 0, amber 0.5, red 1)</div>")
     for title, key, name in (("Ports", "ports", "port"), ("Connections", "connections", "connection")):
         entries = s.get(key)
         if isinstance(entries, Mapping) and entries:

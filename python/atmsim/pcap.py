@@ -19,6 +19,9 @@ retransmission too, as on a tap at the sender's interface. What the headers hold
   bytes (a frame shorter than that: an LLC/SNAP header with a truncated IPv4 packet is not
   written; they are counted and reported).
 
+Time: a packet's timestamp is the capture's start (``--epoch``, default ``DEFAULT_EPOCH``) plus
+its simulated time, to the nanosecond.
+
 Writer: ``dpkt`` (pcap writer with nanosecond timestamps, and the IPv4/TCP/UDP header classes
 that fill in lengths and checksums).
 """
@@ -32,6 +35,13 @@ from typing import Any
 
 from .errors import ScenarioError
 
+#: the capture's default start: simulated time 0 is at this instant (UTC); fixed, so one trace
+#: gives the same capture every time, and not 1970-01-01 (time 0 of the pcap clock), which
+#: Wireshark shows as a capture without a clock
+DEFAULT_EPOCH = "2000-01-01T00:00:00Z"
+#: a pcap timestamp's seconds are 32 bits (unsigned): captures end before 2106-02-07
+PCAP_MAX_S = 2**32 - 1
+
 LLC_SNAP_IPV4 = bytes.fromhex("aaaa03000000" "0800")
 SUNATM_LLC = 0x02  # pseudo-header type: RFC 1483/2684 LLC-multiplexed traffic
 SUNATM_DTE = 0x80  # direction bit: the connection's forward flow
@@ -39,15 +49,47 @@ TCP_HEADERS = 48  # LLC/SNAP 8 + IPv4 20 + TCP 20 (the model's TCP_IP_LLC_BYTES)
 UDP_HEADERS = 36  # LLC/SNAP 8 + IPv4 20 + UDP 8
 
 
+def parse_epoch(text: str | None, where: str = "--epoch") -> int:
+    """Nanoseconds since 1970-01-01 UTC of ``text``: an ISO 8601 date or date and time (UTC when
+    it gives no offset; ``Z`` accepted) or a number of seconds since 1970-01-01 UTC; None: the
+    default (``DEFAULT_EPOCH``). Anything else, or a time outside 1970 to 2106: ``ScenarioError``
+    naming ``where``."""
+    import datetime as dt
+    from decimal import Decimal, InvalidOperation
+
+    raw = DEFAULT_EPOCH if text is None else str(text).strip()
+    allowed = "an ISO 8601 date/time such as 2026-11-26T14:30:00Z (UTC without an offset) or seconds since 1970-01-01 UTC"
+    try:
+        ns = int(Decimal(raw) * 10**9)
+    except (InvalidOperation, ValueError):
+        try:
+            when = dt.datetime.fromisoformat(raw)
+        except ValueError:
+            raise ScenarioError("", where, f"{raw!r} is not a time: give {allowed}") from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.timezone.utc)
+        delta = when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+        ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+    if not 0 <= ns <= PCAP_MAX_S * 10**9:
+        raise ScenarioError("", where, f"{raw!r} is outside what a pcap file can stamp (1970-01-01 to 2106-02-07 UTC)")
+    return ns
+
+
 def node_address(k: int) -> bytes:
     return bytes([10, 0, k // 250, k % 250 + 1])
 
 
-def write_pcap(frame: Any, table_meta: dict[bytes, bytes], path: str | os.PathLike[str], where: str) -> dict[str, int]:
-    """Write the ``frame_sent`` rows of ``frame`` (a trace DataFrame sorted by time) to ``path``;
+def write_pcap(frame: Any, table_meta: dict[bytes, bytes], path: str | os.PathLike[str], where: str,
+               epoch_ns: int | None = None) -> dict[str, int]:
+    """Write the ``frame_sent`` rows of ``frame`` (a trace DataFrame sorted by time) to ``path``,
+    simulated time t stamped as ``epoch_ns`` + t (to the nanosecond; default ``DEFAULT_EPOCH``);
     returns counts of the packets written by protocol and of the frames left out. The file is
     written beside ``path`` first and renamed into place, so a failure leaves nothing."""
+    from decimal import Decimal
+
     import dpkt
+
+    epoch = parse_epoch(None) if epoch_ns is None else int(epoch_ns)
 
     target = Path(path)
     if target.is_dir():
@@ -57,6 +99,9 @@ def write_pcap(frame: Any, table_meta: dict[bytes, bytes], path: str | os.PathLi
     ends = json.loads(table_meta.get(b"atmsim.trace.flow_ends", b"{}"))
     nodes = {n: i for i, n in enumerate(json.loads(table_meta.get(b"atmsim.trace.nodes", b"[]")))}
     sent = frame[frame["kind"].astype(str) == "frame_sent"]
+    last = float(sent["time_s"].max()) if len(sent) else 0.0
+    if epoch + round(last * 1e9) > PCAP_MAX_S * 10**9:
+        raise ScenarioError(where, "--epoch", "the capture would end after 2106-02-07 (a pcap timestamp's 32-bit seconds): give an earlier one")
     counts = {"tcp": 0, "udp": 0, "short": 0}
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     ip_id = 0
@@ -95,7 +140,9 @@ def write_pcap(frame: Any, table_meta: dict[bytes, bytes], path: str | os.PathLi
                 )
                 ip.len = len(ip)
                 pseudo = bytes([SUNATM_LLC | (SUNATM_DTE if forward else 0), int(r.vpi) & 0xFF]) + int(r.vci).to_bytes(2, "big")
-                w.writepkt(pseudo + LLC_SNAP_IPV4 + bytes(ip), ts=float(r.time_s))
+                # exact nanoseconds: a float of seconds since 1970 keeps only ~0.2 us
+                ts = Decimal(epoch + round(float(r.time_s) * 1e9)) / Decimal(10**9)
+                w.writepkt(pseudo + LLC_SNAP_IPV4 + bytes(ip), ts=ts)
         os.replace(tmp, target)
     except OSError as e:
         tmp.unlink(missing_ok=True)

@@ -140,21 +140,24 @@ class Result:
         kind: str | Sequence[str] | None = None,
         from_s: float | None = None,
         to_s: float | None = None,
+        columns: Sequence[str] | None = None,
     ) -> pd.DataFrame:
         """The trace of the run (``run.trace``; docs/tracing.md has its columns) as a DataFrame
         sorted by ``time_s``, optionally only the rows of ``connection`` (its flows in both
-        directions), of ``kind`` and of ``from_s <= time_s < to_s``. Raises ``ScenarioError``
-        when the run wrote no trace, or for a connection or kind it cannot have."""
+        directions), of ``kind`` and of ``from_s <= time_s < to_s``, and only ``columns`` (with
+        ``time_s``; only those are read from the file). Raises ``ScenarioError`` when the run
+        wrote no trace, or for a connection or kind it cannot have."""
         from .tracing import trace_frame
 
         if self._trace is None:
             raise ScenarioError("", "run.trace", "this run has no trace (set run.trace in the scenario)")
         conns = [connection] if isinstance(connection, str) else connection
         kinds = [kind] if isinstance(kind, str) else kind
-        return trace_frame(self._trace, conns, kinds, from_s, to_s)
+        return trace_frame(self._trace, conns, kinds, from_s, to_s, columns=columns)
 
     def _repr_html_(self) -> str:
-        """Jupyter: the summary's tables (ports, connections, TCP, ...) as HTML."""
+        """Jupyter: the topology (an SVG picture) and the summary's tables (ports, connections,
+        TCP, ...) as HTML."""
         from .notebook import result_html
 
         return result_html(self)

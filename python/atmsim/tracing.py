@@ -64,6 +64,8 @@ COLUMNS: tuple[tuple[str, str, str, str], ...] = (
     ("seg_window", "bool", "", "a pure ACK whose seg_seq holds the advertised window"),
     ("seg_seq", "uint32", "", "TCP sequence number of the first data byte (or the window, seg_window)"),
     ("seg_ack_no", "uint32", "", "TCP acknowledgement number"),
+    ("tcp_cwnd_bytes", "uint64", "B", "segment rows: the TCP sender's congestion window when the row is written (tcp_acked: the sender the ACK is for, before it processes it); null otherwise"),
+    ("tcp_ssthresh_bytes", "uint64", "B", "segment rows: the TCP sender's slow-start threshold, likewise (4,611,686,018,427,387,903 = 2^62 - 1 before the first loss: the model's unbounded)"),
 )
 
 _RM_ONLY = ("rm_backward", "rm_ccr_mbps", "rm_er_mbps", "rm_mcr_mbps", "rm_ci", "rm_ni", "rm_bn")
@@ -156,11 +158,19 @@ class TraceSink:
 
 
 def run_trace_command(
-    directory: str, connections: list[str], kinds: list[str], from_s: float | None, to_s: float | None, pcap: str | None
+    directory: str, connections: list[str], kinds: list[str], from_s: float | None, to_s: float | None, pcap: str | None,
+    epoch: str | None = None,
 ) -> Iterable[str]:
-    """``atmsim trace``: the lines to print (the filtered trace, or what ``--pcap`` wrote).
-    Everything is checked before anything is written or printed."""
+    """``atmsim trace``: the lines to print (the filtered trace, or what ``--pcap`` wrote, its
+    packets stamped from ``epoch``: ``atmsim.pcap.parse_epoch``). Everything is checked before
+    anything is written or printed."""
     import pyarrow.parquet as pq
+
+    from .pcap import parse_epoch
+
+    if epoch is not None and pcap is None:
+        raise ScenarioError("", "--epoch", "applies to a capture only: give --pcap FILE too")
+    epoch_ns = parse_epoch(epoch) if pcap is not None else None
 
     d = Path(directory)
     path = d / TRACE_FILE
@@ -179,7 +189,7 @@ def run_trace_command(
         return format_trace(frame)
     from .pcap import write_pcap
 
-    counts = write_pcap(frame, table.schema.metadata or {}, pcap, str(path))
+    counts = write_pcap(frame, table.schema.metadata or {}, pcap, str(path), epoch_ns)
     note = f" ({counts['short']} frames too short for IPv4 left out)" if counts["short"] else ""
     return [f"{pcap}: {counts['tcp']} TCP and {counts['udp']} UDP packets{note}"]
 
@@ -191,17 +201,23 @@ def trace_frame(
     from_s: float | None = None,
     to_s: float | None = None,
     where: str = "the trace",
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The trace ``raw`` (a ``trace.parquet`` path or an Arrow table) as a DataFrame sorted by
     ``time_s`` (stably: events at one time stay in the order the engine wrote them), with only
     the rows of ``connections`` (a name selects its flows: NAME, NAME.reverse, NAME#k),
     ``kinds``, and ``from_s <= time_s < to_s``. A name or kind the trace cannot have, or an
-    empty window, raises ``ScenarioError`` naming the option."""
+    empty window, raises ``ScenarioError`` naming the option. ``columns``: only these (and
+    from a file only these and what the filters need are read)."""
     import pyarrow.parquet as pq
 
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if columns is not None:
+        need = ["time_s", "connection", "kind", "rm", "rm_backward"]
+        wanted = list(dict.fromkeys([*columns, *need]))
+        raw = pq.read_table(raw, columns=wanted) if isinstance(raw, (str, Path)) else raw.select(wanted)
     table = pq.read_table(raw) if isinstance(raw, (str, Path)) else raw
     check_filters(table, connections, kinds, from_s, to_s, where)
     # filtered in Arrow, so only the rows kept become pandas objects
@@ -224,7 +240,11 @@ def trace_frame(
         keep = pc.and_(keep, pc.greater_equal(table.column("time_s"), from_s))
     if to_s is not None:
         keep = pc.and_(keep, pc.less(table.column("time_s"), to_s))
-    frame = table.filter(keep).to_pandas()
+    # the window columns as pandas' nullable UInt64 (a float64 column would round 2^62 - 1)
+    kept = table.filter(keep)
+    if columns is not None:
+        kept = kept.select(list(dict.fromkeys(["time_s", *columns])))
+    frame = kept.to_pandas(types_mapper={pa.uint64(): pd.UInt64Dtype()}.get)
     return frame.sort_values("time_s", kind="stable").reset_index(drop=True)
 
 
@@ -280,6 +300,9 @@ def _fmt_row(r: Any) -> str:
             seg.append(f"tcp_ack={r.seg_ack_no}")
             if r.seg_window:
                 seg.append(f"win={r.seg_seq}")
+        cwnd = getattr(r, "tcp_cwnd_bytes", None)  # a trace written before the column: none
+        if cwnd is not None and cwnd is not pd.NA:
+            seg.append(f"cwnd={cwnd}")
         extra.append(" ".join(seg))
     return f"{t}  " + " ".join(what) + ("  " + " ".join(extra) if extra else "")
 

@@ -100,5 +100,7 @@ pub fn drain<'py>(
     col!("seg_window", |r| r.seg.flags & SEG_WND != 0);
     col!("seg_seq", |r| r.seg.seq);
     col!("seg_ack_no", |r| r.seg.ack);
+    col!("tcp_cwnd_bytes", |r| r.window.map(|w| w.0));
+    col!("tcp_ssthresh_bytes", |r| r.window.map(|w| w.1));
     Ok(d)
 }

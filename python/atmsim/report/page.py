@@ -33,6 +33,11 @@ table.data th, table.data td { border: 1px solid #ddd; padding: 2px 6px; text-al
 table.data th { background: #f4f4f4; } table.data td.text { text-align: left; }
 .held { color: #176f2c; font-weight: 600; } .not-held { color: #b00020; font-weight: 600; }
 div.wide { overflow-x: auto; } .note { color: #555; font-size: 0.9em; } .plot { min-height: 360px; } img.png { max-width: 100%; }
+.atmsim-network-graph { height: 520px; border: 1px solid #ddd; background: #fff; }
+.atmsim-controls { margin: 0.4em 0; } .atmsim-slider { width: 50%; vertical-align: middle; }
+table.atmsim-acr { border: none; } table.atmsim-acr td { border: none; padding: 0 4px; }
+td.atmsim-acr-cell { width: 160px; } .atmsim-acr-bar { height: 10px; background: #0969da; width: 0; }
+tr[data-connection]:hover { background: #eef4ff; }
 """
 
 
@@ -61,6 +66,8 @@ class Page:
         self.title = title
         self.parts: list[str] = []
         self.figures = 0
+        #: scripts the page embeds once, in the head, in order: name -> file
+        self.scripts: dict[str, Path] = {}
 
     def heading(self, text: str, level: int = 2) -> None:
         self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
@@ -108,6 +115,12 @@ class Page:
             .replace('<div id="plot', '<div class="plot atmsim-plot" id="plot', 1)
         )
 
+    def raw(self, markup: str, scripts: dict[str, Path] | None = None) -> None:
+        """Markup of ours as it is, and the script files it needs (each embedded once)."""
+        self.parts.append(markup)
+        for name, path in (scripts or {}).items():
+            self.scripts.setdefault(name, path)
+
     def image(self, path: Path, caption: str = "") -> None:
         data = base64.b64encode(path.read_bytes()).decode("ascii")
         self.parts.append(
@@ -125,6 +138,8 @@ class Page:
             f"<title>{html.escape(self.title)}</title>",
             f"<style>{_CSS}</style>",
             f'<script type="text/javascript">{get_plotlyjs()}</script>',
+            *(f'<script type="text/javascript" data-name="{html.escape(name)}">{path.read_text(encoding="utf-8")}</script>'
+              for name, path in self.scripts.items()),
             "</head><body>",
             f"<h1>{html.escape(self.title)}</h1>",
             *self.parts,

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from ..result import Result
+from .network import add_network
 from .page import Page, thin
 
 __all__ = ["add_run"]
@@ -52,6 +53,7 @@ def add_run(page: Page, result: Result, label: str = "") -> None:
     _entity_table(page, "Connections", s.get("connections") or {}, CONNECTION_COLUMNS)
     tcp = {n: c["tcp"] for n, c in (s.get("connections") or {}).items() if isinstance(c.get("tcp"), dict)}
     _entity_table(page, "TCP connections", tcp, TCP_COLUMNS)
+    add_network(page, result, label)
 
     page.heading(prefix + "time series")
     from ..plots import time_unit

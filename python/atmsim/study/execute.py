@@ -24,6 +24,9 @@ __all__ = ["Task", "execute", "LocalExecutor", "DaskExecutor", "make_executor", 
 
 #: a run whose worker process dies this many times (alone on its worker) is stored as failed
 MAX_ATTEMPTS = 2
+#: summary key paths not stored in a study's run table: the network the report draws
+#: (``scenario.network``: the same in every run but for the swept values, and a column per link)
+NOT_STORED = ("scenario.network.",)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def execute(task: Task) -> dict[str, Any]:
         # series stream to the store as the run goes (flat memory however long the run)
         result = run_document(task.doc, task.prov, out=store.series_path(task.run_id))
         for k, v in flatten(result.summary).items():
-            if k not in META_COLUMNS and k not in row:
+            if k not in META_COLUMNS and k not in row and not k.startswith(NOT_STORED):
                 row[k] = v
     except (KeyboardInterrupt, SystemExit):
         raise

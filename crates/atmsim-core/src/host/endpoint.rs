@@ -144,6 +144,11 @@ pub trait EndpointHooks {
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         None
     }
+    /// The congestion window and slow-start threshold (bytes) of the sender of the transport
+    /// connection whose frames carry `seg`, if this endpoint has one (the trace's segment rows).
+    fn window(&self, _seg: SegHdr) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// A cell-level application measures nothing beyond its flow's counters.
@@ -172,6 +177,9 @@ impl EndpointHooks for AbrEnd {
     fn sections(&self, rx: Option<&AnySource>, transit: InTransit) -> AppSections {
         AbrEnd::sections(self, rx.and_then(AnySource::stack), transit)
     }
+    fn window(&self, seg: SegHdr) -> Option<(u64, u64)> {
+        self.host()?.window(seg)
+    }
 }
 
 /// A host: its transport's row and section, its application's sections and keep-up log.
@@ -199,6 +207,9 @@ impl EndpointHooks for Host {
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         Host::keep_up(self)
     }
+    fn window(&self, seg: SegHdr) -> Option<(u64, u64)> {
+        Host::window(self, seg)
+    }
 }
 
 /// A boxed kind answers as itself.
@@ -225,6 +236,9 @@ impl<T: EndpointHooks + ?Sized> EndpointHooks for Box<T> {
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         (**self).keep_up()
+    }
+    fn window(&self, seg: SegHdr) -> Option<(u64, u64)> {
+        (**self).window(seg)
     }
 }
 
@@ -264,6 +278,9 @@ impl EndpointHooks for AnySource {
     }
     fn keep_up(&self) -> Option<(SendLog, f64)> {
         each_kind!(self, |e| EndpointHooks::keep_up(e))
+    }
+    fn window(&self, seg: SegHdr) -> Option<(u64, u64)> {
+        each_kind!(self, |e| EndpointHooks::window(e, seg))
     }
 }
 

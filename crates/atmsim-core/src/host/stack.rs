@@ -265,6 +265,15 @@ impl Host {
         }
     }
 
+    /// The congestion window and slow-start threshold of the sender of the socket that frames
+    /// with header `seg` belong to (bytes), if its transport has them.
+    pub fn window(&self, seg: SegHdr) -> Option<(u64, u64)> {
+        self.socks
+            .get(self.socket_of(seg) as usize)?
+            .transport
+            .window()
+    }
+
     /// The transport's row in its series table (index into `crate::transport::TABLES`).
     pub fn probe<'a>(&self, row: impl FnOnce(usize) -> Row<'a>) {
         if self.app.transport_section() {

@@ -53,6 +53,11 @@ pub struct TraceRow {
     pub seg: SegHdr,
     /// RM fields (RM cells).
     pub rm: crate::wire::RmFields,
+    /// Segment rows: the congestion window and slow-start threshold (bytes) of the sender of
+    /// the segment's transport connection (for `tcp_acked`, the one the acknowledgement is for)
+    /// when the row is written, before the event's own effect; None for other rows and for
+    /// transports without them (the endpoint's hook, `EndpointHooks::window`).
+    pub window: Option<(u64, u64)>,
 }
 
 /// What the trace selects, and its rows so far.
@@ -143,10 +148,21 @@ impl Tracer {
         }
     }
 
-    /// A frame or segment event (`c` is the frame's last cell).
-    fn frame(&mut self, kind: TraceKind, t: SimTime, port: u32, node: u32, c: &Cell) {
+    /// A frame or segment event (`c` is the frame's last cell; `window`: a segment row's).
+    fn frame(
+        &mut self,
+        kind: TraceKind,
+        t: SimTime,
+        port: u32,
+        node: u32,
+        c: &Cell,
+        window: Option<(u64, u64)>,
+    ) {
         if self.mask & bit(kind) != 0 && self.selects(t, c.flow, port, node) {
             self.push(kind, t, port, node, c, u8::MAX);
+            if let Some(r) = self.rows.last_mut() {
+                r.window = window;
+            }
         }
     }
 
@@ -165,14 +181,24 @@ impl Tracer {
             len: c.len,
             seg: c.seg,
             rm: c.rm,
+            window: None,
         });
     }
 
     /// The last cell of a frame was emitted: `frame_sent`, and for a frame with data
     /// `tcp_sent` or `tcp_retransmitted` (a sequence number below the highest sent so far on
-    /// this transport connection: the model's own rule, `TcpSender::send`).
-    fn frame_out(&mut self, t: SimTime, port: u32, node: u32, c: &Cell, header_bytes: u32) {
-        self.frame(TraceKind::FrameSent, t, port, node, c);
+    /// this transport connection: the model's own rule, `TcpSender::send`), with the sender's
+    /// `window`.
+    fn frame_out(
+        &mut self,
+        t: SimTime,
+        port: u32,
+        node: u32,
+        c: &Cell,
+        header_bytes: u32,
+        window: Option<(u64, u64)>,
+    ) {
+        self.frame(TraceKind::FrameSent, t, port, node, c, None);
         if !c.seg.has_data() || !self.flows.get(c.flow as usize).copied().unwrap_or(false) {
             return;
         }
@@ -193,7 +219,7 @@ impl Tracer {
         } else {
             TraceKind::SegmentSent
         };
-        self.frame(kind, t, port, node, c);
+        self.frame(kind, t, port, node, c, window);
     }
 
     /// Take the rows held (the selection stays).
@@ -251,8 +277,23 @@ impl Simulation {
         let node = self.ports[p as usize].node;
         self.tracer.cell(TraceKind::Emit, now, p, node, c, u8::MAX);
         if c.is_eof() && !c.is_rm() && self.flows[c.flow as usize].sar.framed {
-            self.tracer.frame_out(now, p, node, c, SEGMENT_HEADER_BYTES);
+            // the sender: the endpoint that receives the reverse direction's frames of this
+            // transport connection
+            let pair = self.flows[c.flow as usize].pair;
+            let window = if c.seg.has_data() && pair != NONE {
+                self.endpoint_window(self.flows[pair as usize].rx_endpoint(c.seg.conn), c)
+            } else {
+                None
+            };
+            self.tracer
+                .frame_out(now, p, node, c, SEGMENT_HEADER_BYTES, window);
         }
+    }
+
+    /// Endpoint `e`'s congestion window and slow-start threshold for the transport connection
+    /// of `c`'s frame (its hook), if `e` is one.
+    fn endpoint_window(&self, e: u32, c: &Cell) -> Option<(u64, u64)> {
+        (e != NONE).then(|| self.endpoints[e as usize].app.window(c.seg))?
     }
 
     /// The end of the run: the `emit` rows of the cells the shapers still hold (emitted, never
@@ -354,16 +395,22 @@ impl Simulation {
         let p = f.ports[f.ports.len() - 1];
         let node = self.ports[p as usize].to;
         let now = self.now;
+        // the sender the acknowledgement is for: the endpoint this flow hands the frame to
+        let window = if frame == Some(true) && c.seg.has_ack() {
+            self.endpoint_window(f.rx_endpoint(c.seg.conn), c)
+        } else {
+            None
+        };
         let tr = &mut self.tracer;
         tr.cell(TraceKind::Deliver, now, p, node, c, u8::MAX);
         match frame {
             Some(true) => {
-                tr.frame(TraceKind::FrameReceived, now, p, node, c);
+                tr.frame(TraceKind::FrameReceived, now, p, node, c, None);
                 if c.seg.has_ack() {
-                    tr.frame(TraceKind::SegmentAcked, now, p, node, c);
+                    tr.frame(TraceKind::SegmentAcked, now, p, node, c, window);
                 }
             }
-            Some(false) => tr.frame(TraceKind::FrameLost, now, p, node, c),
+            Some(false) => tr.frame(TraceKind::FrameLost, now, p, node, c, None),
             None => {}
         }
     }

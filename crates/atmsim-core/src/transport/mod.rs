@@ -270,6 +270,14 @@ impl AnyTransport {
             AnyTransport::Udp(_) => {}
         }
     }
+    /// The congestion window and slow-start threshold of this end's sender, bytes (the trace's
+    /// segment rows); None for an end without a window-based congestion control.
+    pub fn window(&self) -> Option<(u64, u64)> {
+        match self {
+            AnyTransport::Tcp(t) => t.sender.as_ref().map(|s| (s.cwnd, s.ssthresh)),
+            AnyTransport::Xtpx(_) | AnyTransport::Udp(_) => None,
+        }
+    }
     /// This end's row in its sender's series table (index into [`TABLES`]), if it sends.
     pub fn probe<'a>(&self, row: impl FnOnce(usize) -> crate::metrics::Row<'a>) {
         match self {
