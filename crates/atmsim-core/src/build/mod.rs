@@ -392,6 +392,18 @@ impl Simulation {
                     p.link.reserve(room);
                 }
             } else if on
+                && !traced
+                && p.fabric_node != crate::net::NONE
+                && p.scheme.is_none()
+                && p.frames.is_none()
+                && p.group == crate::net::NONE
+                && p.sched.is_strict()
+                && p.link.impair.is_none()
+            {
+                // a credit fabric's output port: a cell on a free line starts on a short path
+                // (`Simulation::start_heard`)
+                p.heard_fast = true;
+            } else if on
                 && carries
                 && p.may_defer()
                 && sim.nodes[p.node as usize].kind == crate::net::NodeKind::Switch

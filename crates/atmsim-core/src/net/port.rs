@@ -29,6 +29,11 @@ pub struct Port {
     pub(crate) computed_fast: bool,
     /// The one category a computed-departure port carries.
     pub(crate) computed_cls: u8,
+    /// A port whose departures its node's fabric hears of (`fabric_node`) and that has none of
+    /// the other features `Simulation::enqueue_general` checks cell by cell (ABR scheme, frame
+    /// discard, shared buffer, rate-limited scheduler, impairment, trace): a cell that finds its
+    /// line free starts at once on the short path `Simulation::start_heard` (issue 27).
+    pub(crate) heard_fast: bool,
     /// Deferred departures ([`Port::may_defer`], `sim/defer.rs`): the cells waiting here stay
     /// in the queue with no `PortTx` event; the port's line serves them, in the scheduler's
     /// order, when something next looks at the port (`Simulation::settle`).
