@@ -49,6 +49,20 @@ impl Link {
         }
     }
 
+    /// Give memory back (issue 27 item 2): a pipe that holds less than a quarter of its room
+    /// shrinks to twice what it holds (never below [`Link::RESERVE_MAX`] cells), so a link that
+    /// was once full (a satellite hop during a burst, a window's worth of TCP segments) does not
+    /// keep that room for the rest of the run. It must then double what it holds before it
+    /// grows again, so the copies cost a bounded amount per cell. Called at each sample
+    /// (`Simulation::sample`), off the per-cell path; only memory changes, never a cell or
+    /// its time.
+    pub(crate) fn give_back(&mut self) {
+        let (len, room) = (self.pipe.len(), self.pipe.capacity());
+        if room > Self::RESERVE_MAX && len * 4 < room {
+            self.pipe.shrink_to((2 * len).max(Self::RESERVE_MAX));
+        }
+    }
+
     /// Room for `cells` cells in flight in all (at most [`Link::RESERVE_MAX`]).
     pub fn reserve(&mut self, cells: usize) {
         let room = cells.min(Self::RESERVE_MAX);
