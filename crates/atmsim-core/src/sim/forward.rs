@@ -104,12 +104,6 @@ impl Simulation {
     /// [`Simulation::enqueue`] at a port without computed departures.
     #[inline(never)]
     fn enqueue_general(&mut self, p: u32, mut cell: Cell, cls: usize) {
-        let now = self.now;
-        let port = &self.ports[p as usize];
-        if port.heard_fast && port.queue.len == 0 && !port.tx_pending && port.busy_until <= now {
-            self.start_heard(p, cell, cls);
-            return;
-        }
         if self.ports[p as usize].computed {
             // a traced run's computed port (`Port::computed_fast`)
             self.enqueue_computed::<true>(p, cell, cls);
@@ -233,12 +227,26 @@ impl Simulation {
         }
     }
 
+    /// [`Simulation::enqueue`] of a cell a fabric hands on: a [`Port::heard_fast`] port's free
+    /// line takes it on the short path ([`Simulation::start_heard`]), without the general path's
+    /// call.
+    #[inline(always)]
+    fn enqueue_from_fabric(&mut self, p: u32, cell: Cell, cls: usize) {
+        let port = &self.ports[p as usize];
+        if port.heard_fast && port.queue.len == 0 && !port.tx_pending && port.busy_until <= self.now
+        {
+            self.start_heard(p, cell, cls);
+        } else {
+            self.enqueue(p, cell, cls);
+        }
+    }
+
     /// A cell of category `cls` finds the free line of port `p`, a [`Port::heard_fast`] port,
     /// with nothing waiting: what the general path does there (its checks all pass: no ABR
     /// scheme, trace or frame discard; a strict-priority scheduler allows the cell and `served`
     /// does nothing; no impairment), in its order: the fabric hears of the departure (and its
     /// asks are carried out) before the cell goes on the link.
-    #[inline]
+    #[inline(always)]
     fn start_heard(&mut self, p: u32, cell: Cell, cls: usize) {
         let now = self.now;
         let node = self.ports[p as usize].fabric_node;
@@ -489,8 +497,10 @@ impl Simulation {
             .on_alone(now, from, out, &cell, cls, next)
         {
             Arrival::Crossed => {
-                let cls = cls as u8;
-                self.fabric_forward(node, Forward { port: out, cell, cls });
+                // `fabric_forward`'s first step, inlined here
+                self.enqueue_from_fabric(out, cell, cls);
+                let asks = self.nodes[node as usize].fabric.on_forwarded(now);
+                self.fabric_asks(node, asks);
             }
             Arrival::Held(wake) => {
                 if let Some(w) = wake {
@@ -553,7 +563,7 @@ impl Simulation {
     #[inline(never)]
     fn fabric_forward(&mut self, node: u32, mut fw: Forward) {
         loop {
-            self.enqueue(fw.port, fw.cell, fw.cls as usize);
+            self.enqueue_from_fabric(fw.port, fw.cell, fw.cls as usize);
             let now = self.now;
             let asks = self.nodes[node as usize].fabric.on_forwarded(now);
             if let Some(w) = asks.wake {
