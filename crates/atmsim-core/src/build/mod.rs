@@ -391,17 +391,7 @@ impl Simulation {
                     let room = p.link.pipe.capacity() + p.queue.limit as usize;
                     p.link.reserve(room);
                 }
-            } else if on
-                && !traced
-                && p.fabric_node != crate::net::NONE
-                && p.scheme.is_none()
-                && p.frames.is_none()
-                && p.group == crate::net::NONE
-                && p.sched.is_strict()
-                && p.link.impair.is_none()
-            {
-                // a credit fabric's output port: a cell on a free line starts on a short path
-                // (`Simulation::start_heard`)
+            } else if on && !traced && p.may_start_heard() {
                 p.heard_fast = true;
             } else if on
                 && carries

@@ -138,6 +138,19 @@ impl Port {
         one_category.filter(|_| self.scheme.is_none() && self.may_defer())
     }
 
+    /// Whether this port may be a [`Port::heard_fast`] port (in a run without a trace): its
+    /// node's fabric hears of its departures (a credit fabric's output: a cell on a free line
+    /// starts on a short path, `Simulation::start_heard`), and it has no ABR scheme, frame
+    /// discard, shared buffer, rate-limited scheduler or impairment.
+    pub(crate) fn may_start_heard(&self) -> bool {
+        self.fabric_node != NONE
+            && self.scheme.is_none()
+            && self.frames.is_none()
+            && self.group == NONE
+            && self.sched.is_strict()
+            && self.link.impair.is_none()
+    }
+
     /// A computed departure (`Simulation::enqueue`): `cell` has just been counted as waiting
     /// here (a [`Port::computed`] port), behind cells whose departures are all fixed; its
     /// transmission starts when the line is free (`busy_until`), and it goes on the link now.
