@@ -168,6 +168,54 @@ fn dumbbell(pairs: usize, vcs: usize, mbps: f64, ab: &str, stagger: bool, durati
     )
 }
 
+/// A chain (issue 27, pipes): (a)'s 15 persistent sources of 12 Mb/s into switch S1 (10,000-cell
+/// buffer), `switches` switches in a row joined by 149.76 Mb/s links of 1000 km each, the last
+/// one to the 15 sinks: (a) with its A-B hop repeated, every hop's pipe holding about 1,766 cells.
+fn chain(switches: usize, duration: f64) -> String {
+    use std::fmt::Write;
+    let mut nodes = String::from(r#"{"name": "S1", "kind": "switch", "buffer_cells": 10000}"#);
+    let mut links = String::new();
+    let mut conns = String::new();
+    let route: Vec<String> = (1..=switches).map(|k| format!(r#""S{k}""#)).collect();
+    for k in 2..=switches {
+        write!(nodes, r#", {{"name": "S{k}", "kind": "switch"}}"#).unwrap();
+        write!(
+            links,
+            r#"{{"a": "S{}", "b": "S{k}", "rate_mbps": 149.76, "length_km": 1000.0}}, "#,
+            k - 1
+        )
+        .unwrap();
+    }
+    for i in 1..=15 {
+        write!(
+            nodes,
+            r#", {{"name": "s{i}", "kind": "host"}}, {{"name": "d{i}", "kind": "host"}}"#
+        )
+        .unwrap();
+        write!(
+            links,
+            r#"{{"a": "s{i}", "b": "S1", "rate_mbps": 149.76, "length_km": 1.0}}, {{"a": "S{switches}", "b": "d{i}", "rate_mbps": 149.76, "length_km": 1.0}}"#
+        )
+        .unwrap();
+        if i < 15 {
+            links.push_str(", ");
+        }
+        if i > 1 {
+            conns.push_str(", ");
+        }
+        write!(
+            conns,
+            r#"{{"name": "c{i}", "route": ["s{i}", {}, "d{i}"], "category": "ubr", "source": {{"kind": "persistent", "peak_mbps": 12.0}}}}"#,
+            route.join(", ")
+        )
+        .unwrap();
+    }
+    format!(
+        r#"{{"description": "benchmark chain (issue 27)", "run": {{"duration_s": {}, "sample_interval_s": 0.01}}, "nodes": [{nodes}], "links": [{links}], "connections": [{conns}]}}"#,
+        json!(duration)
+    )
+}
+
 /// The default simulated seconds of each case (`ATMSIM_BENCH_SECONDS` sets those of the 10 s
 /// cases).
 fn default_seconds(case: &str) -> f64 {
@@ -214,6 +262,8 @@ fn case_document(case: &str, duration: f64) -> Option<String> {
             false,
             duration,
         ),
+        "chain8" => chain(8, duration),
+        "chain32" => chain(32, duration),
         "f" => {
             let text = std::fs::read_to_string(f_document()).ok()?;
             let mut doc: Value = serde_json::from_str(&text).expect("case (f) document is JSON");

@@ -391,6 +391,8 @@ impl Simulation {
                     let room = p.link.pipe.capacity() + p.queue.limit as usize;
                     p.link.reserve(room);
                 }
+            } else if on && !traced && p.may_start_heard() {
+                p.heard_fast = true;
             } else if on
                 && carries
                 && p.may_defer()

@@ -70,6 +70,7 @@ pub(crate) fn build(
         computed: false,
         computed_fast: false,
         computed_cls: 0,
+        heard_fast: false,
         deferred: false,
         tx_at: 0,
         starts: Default::default(),

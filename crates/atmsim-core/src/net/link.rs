@@ -49,10 +49,76 @@ impl Link {
         }
     }
 
+    /// Give memory back (issue 27 item 2): a pipe that holds less than a quarter of its room
+    /// shrinks to twice what it holds (never below [`Link::RESERVE_MAX`] cells), so a link that
+    /// was once full (a satellite hop during a burst, a window's worth of TCP segments) does not
+    /// keep that room for the rest of the run. It must then double what it holds before it
+    /// grows again, so the copies cost a bounded amount per cell. Called at each sample
+    /// (`Simulation::sample`), off the per-cell path; only memory changes, never a cell or
+    /// its time.
+    pub(crate) fn give_back(&mut self) {
+        let (len, room) = (self.pipe.len(), self.pipe.capacity());
+        if room > Self::RESERVE_MAX && len * 4 < room {
+            self.pipe.shrink_to((2 * len).max(Self::RESERVE_MAX));
+        }
+    }
+
     /// Room for `cells` cells in flight in all (at most [`Link::RESERVE_MAX`]).
     pub fn reserve(&mut self, cells: usize) {
         let room = cells.min(Self::RESERVE_MAX);
         self.pipe
             .reserve_exact(room.saturating_sub(self.pipe.len()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(seq: u32) -> Cell {
+        Cell {
+            seq,
+            ..Default::default()
+        }
+    }
+
+    /// A pipe that was full gives its room back once it holds under a quarter of it (down to
+    /// twice what it holds, never below `RESERVE_MAX`), keeps every cell in order with its
+    /// time, and holds its room while it is at least a quarter full.
+    #[test]
+    fn a_pipe_gives_room_back_and_keeps_its_cells() {
+        let mut l = Link::new(1_000, 0, 100);
+        let n = 100_000u32;
+        for k in 0..n {
+            l.pipe.push_back((k as u64, cell(k)));
+        }
+        let full = l.pipe.capacity();
+        assert!(full >= n as usize);
+        // a quarter or more: nothing given back
+        let mut next = 0u32;
+        while l.pipe.len() >= full / 4 {
+            let (t, c) = l.pipe.pop_front().unwrap();
+            assert_eq!((t, c.seq), (next as u64, next));
+            next += 1;
+        }
+        l.pipe.push_back((n as u64, cell(n))); // back at a quarter
+        l.give_back();
+        assert_eq!(l.pipe.capacity(), full);
+        l.pipe.pop_back();
+        // 5,000 left: room for twice that
+        while l.pipe.len() > 5_000 {
+            l.pipe.pop_front();
+            next += 1;
+        }
+        l.give_back();
+        assert!(l.pipe.capacity() >= 10_000 && l.pipe.capacity() < full / 4);
+        // empty: RESERVE_MAX is kept
+        while let Some((t, c)) = l.pipe.pop_front() {
+            assert_eq!((t, c.seq), (next as u64, next));
+            next += 1;
+        }
+        assert_eq!(next, n);
+        l.give_back();
+        assert!(l.pipe.capacity() >= Link::RESERVE_MAX && l.pipe.capacity() < 2 * Link::RESERVE_MAX);
     }
 }

@@ -29,6 +29,11 @@ pub struct Port {
     pub(crate) computed_fast: bool,
     /// The one category a computed-departure port carries.
     pub(crate) computed_cls: u8,
+    /// A port whose departures its node's fabric hears of (`fabric_node`) and that has none of
+    /// the other features `Simulation::enqueue_general` checks cell by cell (ABR scheme, frame
+    /// discard, shared buffer, rate-limited scheduler, impairment, trace): a cell that finds its
+    /// line free starts at once on the short path `Simulation::start_heard` (issue 27).
+    pub(crate) heard_fast: bool,
     /// Deferred departures ([`Port::may_defer`], `sim/defer.rs`): the cells waiting here stay
     /// in the queue with no `PortTx` event; the port's line serves them, in the scheduler's
     /// order, when something next looks at the port (`Simulation::settle`).
@@ -102,6 +107,17 @@ impl Port {
         );
     }
 
+    /// Give memory back where the link's pipe or the computed departures' start times hold
+    /// less than a quarter of their room ([`Link::give_back`]; the start times as the pipe,
+    /// never below the cells the pipe keeps room for).
+    pub(crate) fn give_back(&mut self) {
+        self.link.give_back();
+        let (len, room) = (self.starts.len(), self.starts.capacity());
+        if room > Link::RESERVE_MAX && len * 4 < room {
+            self.starts.shrink_to((2 * len).max(Link::RESERVE_MAX));
+        }
+    }
+
     /// Cells waiting in the buffer.
     pub fn queue_len(&self) -> u32 {
         self.queue.len
@@ -120,6 +136,19 @@ impl Port {
     /// [`Port::may_defer`] asks, with one category and no ABR scheme besides.
     pub(crate) fn may_compute(&self, one_category: Option<u8>) -> Option<u8> {
         one_category.filter(|_| self.scheme.is_none() && self.may_defer())
+    }
+
+    /// Whether this port may be a [`Port::heard_fast`] port (in a run without a trace): its
+    /// node's fabric hears of its departures (a credit fabric's output: a cell on a free line
+    /// starts on a short path, `Simulation::start_heard`), and it has no ABR scheme, frame
+    /// discard, shared buffer, rate-limited scheduler or impairment.
+    pub(crate) fn may_start_heard(&self) -> bool {
+        self.fabric_node != NONE
+            && self.scheme.is_none()
+            && self.frames.is_none()
+            && self.group == NONE
+            && self.sched.is_strict()
+            && self.link.impair.is_none()
     }
 
     /// A computed departure (`Simulation::enqueue`): `cell` has just been counted as waiting

@@ -227,6 +227,37 @@ impl Simulation {
         }
     }
 
+    /// [`Simulation::enqueue`] of a cell a fabric hands on: a [`Port::heard_fast`] port's free
+    /// line takes it on the short path ([`Simulation::start_heard`]), without the general path's
+    /// call.
+    #[inline(always)]
+    fn enqueue_from_fabric(&mut self, p: u32, cell: Cell, cls: usize) {
+        let port = &self.ports[p as usize];
+        if port.heard_fast && port.queue.len == 0 && !port.tx_pending && port.busy_until <= self.now
+        {
+            self.start_heard(p, cell, cls);
+        } else {
+            self.enqueue(p, cell, cls);
+        }
+    }
+
+    /// A cell of category `cls` finds the free line of port `p`, a [`Port::heard_fast`] port,
+    /// with nothing waiting: what the general path does there (its checks all pass: no ABR
+    /// scheme, trace or frame discard; a strict-priority scheduler allows the cell and `served`
+    /// does nothing; no impairment), in its order: the fabric hears of the departure (and its
+    /// asks are carried out) before the cell goes on the link.
+    #[inline(always)]
+    fn start_heard(&mut self, p: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let node = self.ports[p as usize].fabric_node;
+        let asks = self.nodes[node as usize].fabric.on_departure(now, p);
+        self.fabric_asks(node, asks);
+        self.cell_hops += 1;
+        if let Some(at) = self.ports[p as usize].send_now(now, cell, cls) {
+            self.queue.push(at, Event::Arrive(p));
+        }
+    }
+
     /// [`Simulation::transmit`] at a port whose departures a fabric hears of or with an impaired
     /// link.
     #[inline(never)]
@@ -437,6 +468,8 @@ impl Simulation {
             .on_arrival(now, from, out, &cell, cls)
         {
             Arrival::Pass => self.enqueue(out, cell, cls),
+            Arrival::Alone => self.fabric_alone(node, from, out, cell, cls),
+            Arrival::Crossed => unreachable!("a fabric crosses a cell only from `on_alone`"),
             Arrival::Held(wake) => {
                 if let Some(w) = wake {
                     self.fabric_wake_now_or_later(node, from, w.at, w.arg);
@@ -447,6 +480,40 @@ impl Simulation {
                 cell.hop -= 1; // lost at the switch's input, before its output port
                 self.drop_cell(from, cell, r);
             }
+        }
+    }
+
+    /// A cell whose node's fabric would carry it across by a wake at `now`
+    /// ([`Arrival::Alone`]): the fabric hears whether that wake would run next (the condition of
+    /// [`Simulation::fabric_wake_now_or_later`]), and the cell crosses at once, is held or lost.
+    #[inline(never)]
+    fn fabric_alone(&mut self, node: u32, from: u32, out: u32, cell: Cell, cls: usize) {
+        let now = self.now;
+        let next = self.fabric_now
+            && !self.ports[from as usize].link.ties
+            && self.queue.peek_time().is_none_or(|t| t > now);
+        match self.nodes[node as usize]
+            .fabric
+            .on_alone(now, from, out, &cell, cls, next)
+        {
+            Arrival::Crossed => {
+                // `fabric_forward`'s first step, inlined here
+                self.enqueue_from_fabric(out, cell, cls);
+                let asks = self.nodes[node as usize].fabric.on_forwarded(now);
+                self.fabric_asks(node, asks);
+            }
+            Arrival::Held(wake) => {
+                if let Some(w) = wake {
+                    self.fabric_wake_now_or_later(node, from, w.at, w.arg);
+                }
+            }
+            Arrival::Lost(r) => {
+                let mut cell = cell;
+                cell.hop -= 1; // lost at the switch's input, before its output port
+                self.drop_cell(from, cell, r);
+            }
+            Arrival::Pass => self.enqueue(out, cell, cls),
+            Arrival::Alone => unreachable!("`on_alone` answers"),
         }
     }
 
@@ -496,7 +563,7 @@ impl Simulation {
     #[inline(never)]
     fn fabric_forward(&mut self, node: u32, mut fw: Forward) {
         loop {
-            self.enqueue(fw.port, fw.cell, fw.cls as usize);
+            self.enqueue_from_fabric(fw.port, fw.cell, fw.cls as usize);
             let now = self.now;
             let asks = self.nodes[node as usize].fabric.on_forwarded(now);
             if let Some(w) = asks.wake {

@@ -46,6 +46,7 @@ impl Simulation {
         let series = &mut self.series;
         for (i, p) in self.ports.iter_mut().enumerate() {
             p.probe(series.at(PORTS).row(ts, i as u32), interval_s);
+            p.give_back();
         }
         let endpoints = &self.endpoints;
         let sampled = self.sampled_endpoints.get_or_insert_with(|| {

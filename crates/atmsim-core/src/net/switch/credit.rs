@@ -269,15 +269,68 @@ impl CreditFabric {
             cls: cls as u8,
         });
         inp.len += 1;
+        Self::count_held(&mut self.stats, input, inp);
+        self.waiting += 1;
+        true
+    }
+
+    /// Input `input` holds `inp.len` cells, one more than before: the most it and any input
+    /// ever held.
+    #[inline(always)]
+    fn count_held(stats: &mut CreditStats, input: u32, inp: &mut Input) {
         if inp.len > inp.held {
             inp.held = inp.len;
             if inp.held % crate::budget::STEP == 0 {
                 charge_input(input, inp.held);
             }
         }
-        self.stats.max_input_cells = self.stats.max_input_cells.max(inp.len);
-        self.waiting += 1;
-        true
+        stats.max_input_cells = stats.max_input_cells.max(inp.len);
+    }
+
+    /// Whether a cell arriving at `now` for output `out` (local) would be carried by a bus slot
+    /// at `now` as the only cell waiting: no cell waits, no slot is pending, the bus is free
+    /// (a slot asked for now falls at `now`) and the output has a credit.
+    #[inline(always)]
+    fn may_cross(&self, now: SimTime, out: u32) -> bool {
+        self.waiting == 0
+            && !self.bus_pending
+            && self.bus_free <= now
+            && self.credits[out as usize] > 0
+            && self.p.input_buffer_cells > 0
+    }
+
+    /// A cell of category `cls` for output `out` (local) arrives at input `input` where
+    /// [`CreditFabric::may_cross`] holds, and the bus slot at `now` would run next: what
+    /// [`CreditFabric::admit`], [`CreditFabric::kick`] and that slot ([`CreditFabric::slot`],
+    /// [`CreditFabric::pick`]) do, without the queue. With no other cell waiting, the round robin
+    /// of either priority finds this input (and a VOQ input this output) whatever it starts
+    /// from; every bitset ends as it was (empty but for the credited outputs).
+    #[inline]
+    fn cross(&mut self, now: SimTime, input: u32, out: u32) {
+        debug_assert!(self.may_cross(now, out));
+        let inp = &mut self.inputs[input as usize];
+        // admit: the input holds this one cell for a moment
+        inp.len = 1;
+        Self::count_held(&mut self.stats, input, inp);
+        inp.len = 0;
+        // pick
+        if self.p.voq {
+            inp.rr_out = (out + 1) % self.out_port.len() as u32;
+        }
+        let o = out as usize;
+        self.credits[o] -= 1;
+        if self.credits[o] == 0 {
+            set(&mut self.credited, out, false);
+        }
+        self.rr = (input + 1) % self.inputs.len() as u32;
+        // slot
+        if now > self.bus_free {
+            self.bus.start(now);
+        }
+        self.bus_free = self.bus.advance();
+        self.stats.bus_cells += 1;
+        let used = self.p.credits - self.credits[o];
+        self.stats.max_credits_used = self.stats.max_credits_used.max(used);
     }
 
     /// The bus should look for work: the time of its next slot if one must be scheduled (no
@@ -427,6 +480,18 @@ impl CreditFabric {
         self.credits[out as usize]
     }
 
+    /// [`Fabric::on_arrival`] without the crossing at once: the cell joins its input buffer, or
+    /// is lost there if it is full; the bus looks for work.
+    #[inline]
+    fn hold(&mut self, now: SimTime, from: u32, out: u32, cell: &Cell, cls: usize) -> Arrival {
+        let input = self.input_of[from as usize];
+        if self.admit(input, out, *cell, cls) {
+            Arrival::Held(self.kick(now).map(|at| Wake { at, arg: BUS }))
+        } else {
+            Arrival::Lost(DropReason::InputBufferFull)
+        }
+    }
+
     /// The bus should look for work: its next slot, if one must be scheduled ([`Self::kick`]).
     #[inline]
     fn wake_bus(&mut self, now: SimTime) -> FabricAsks {
@@ -443,7 +508,9 @@ impl Fabric for CreditFabric {
     }
 
     /// The cell joins the input buffer fed by port `from`, or is lost there if it is full; the
-    /// bus looks for work.
+    /// bus looks for work. When the bus slot it would ask for falls at `now` and would carry this
+    /// cell alone ([`CreditFabric::may_cross`]), the engine is asked whether that slot would run
+    /// next ([`Arrival::Alone`]).
     #[inline]
     fn on_arrival(
         &mut self,
@@ -453,11 +520,29 @@ impl Fabric for CreditFabric {
         cell: &Cell,
         cls: usize,
     ) -> Arrival {
-        let input = self.input_of[from as usize];
-        if self.admit(input, out, *cell, cls) {
-            Arrival::Held(self.kick(now).map(|at| Wake { at, arg: BUS }))
+        if self.may_cross(now, self.output_of[out as usize]) {
+            return Arrival::Alone;
+        }
+        self.hold(now, from, out, cell, cls)
+    }
+
+    /// After [`Arrival::Alone`]: the cell crosses at once when the slot would run next
+    /// ([`CreditFabric::cross`]), else it is held as any other.
+    #[inline(never)]
+    fn on_alone(
+        &mut self,
+        now: SimTime,
+        from: u32,
+        out: u32,
+        cell: &Cell,
+        cls: usize,
+        next: bool,
+    ) -> Arrival {
+        if next {
+            self.cross(now, self.input_of[from as usize], self.output_of[out as usize]);
+            Arrival::Crossed
         } else {
-            Arrival::Lost(DropReason::InputBufferFull)
+            self.hold(now, from, out, cell, cls)
         }
     }
 

@@ -200,6 +200,79 @@ fn pick_matches_the_scan() {
     }
 }
 
+/// A cell crossing an idle bus at once ([`CreditFabric::cross`], issue 27) leaves the fabric
+/// exactly as holding it and running the bus slot at the same time does (`hold`, then
+/// `on_event(BUS)`): every field (queues, bitsets, credits, round robin, the bus's pacer,
+/// counters), and the slot carries that cell to that output. Random arrivals at random times
+/// (both priorities, any output; the bus busy or idle), credits given back, FIFO and VOQ, sizes
+/// across a word boundary; each arrival for which `may_cross` holds is done both ways.
+#[test]
+fn crossing_at_once_is_the_slot() {
+    for (n, voq, credits, seed) in [
+        (3, false, 1, 1),
+        (5, true, 2, 2),
+        (70, false, 2, 3),
+        (70, true, 1, 4),
+    ] {
+        let mut f = fabric(n, params(6, credits, voq));
+        let mut rng = stream(seed, "cross");
+        let mut taken = vec![0u32; n as usize];
+        let (mut now, mut crossed) = (0, 0);
+        for step in 0..20_000 {
+            now += rng.random_range(0..400_000u64); // 0-400 ns: a bus slot is 176.7 ns
+            match rng.random_range(0..10) {
+                0..=2 => {
+                    let (i, o) = (rng.random_range(0..n), rng.random_range(0..n));
+                    let cls = if rng.random_range(0..3) == 0 { 0 } else { 4 };
+                    let c = cell(step);
+                    if f.may_cross(now, o) {
+                        let mut held = f.clone();
+                        assert!(matches!(held.hold(now, i, n + o, &c, cls), Arrival::Held(Some(w)) if w.at == now));
+                        let asks = held.on_event(now, BUS);
+                        let fw = asks.forward.expect("the slot carries the cell");
+                        assert_eq!((fw.cell.flow, fw.port), (step, n + o));
+                        assert!(held.on_forwarded(now).wake.is_none());
+                        assert!(matches!(f.on_alone(now, i, n + o, &c, cls, true), Arrival::Crossed));
+                        assert_eq!(format!("{f:?}"), format!("{held:?}"), "n {n} voq {voq} step {step}");
+                        taken[o as usize] += 1;
+                        crossed += 1;
+                    } else if let Arrival::Held(Some(w)) = f.hold(now, i, n + o, &c, cls) {
+                        now = run_bus(&mut f, w.at.max(now), n, &mut taken);
+                    }
+                }
+                _ => {
+                    // a credit back from some output that has one out (searched from a random one)
+                    let o0 = rng.random_range(0..n);
+                    let back = (0..n).map(|k| (o0 + k) % n).find(|&o| taken[o as usize] > 0);
+                    if let Some(o) = back {
+                        taken[o as usize] -= 1;
+                        f.credit(o);
+                        if let Some(at) = f.kick(now) {
+                            now = run_bus(&mut f, at.max(now), n, &mut taken);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(crossed > 1000, "n {n} voq {voq}: {crossed} crossed at once");
+    }
+}
+
+/// Run the bus from its slot at `at` until no cell may cross (each slot at its time); returns
+/// the time of the last slot.
+fn run_bus(f: &mut CreditFabric, mut at: SimTime, n: u32, taken: &mut [u32]) -> SimTime {
+    loop {
+        let Some(fw) = f.on_event(at, BUS).forward else {
+            return at;
+        };
+        taken[(fw.port - n) as usize] += 1;
+        match f.on_forwarded(at).wake {
+            Some(w) => at = w.at,
+            None => return at,
+        }
+    }
+}
+
 /// `next_one` visits the members from `start` round robin, across words.
 #[test]
 fn next_one_is_round_robin() {

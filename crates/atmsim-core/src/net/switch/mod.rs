@@ -38,6 +38,15 @@ pub enum Arrival {
     /// The fabric refused the cell: it is lost at the node's input, before its output port,
     /// and counted with this reason at the port whose link brought it.
     Lost(DropReason),
+    /// The fabric would hold the cell and ask for a [`Wake`] at `now` that moves it to its
+    /// output port at once: the engine says whether that wake would be the next event run
+    /// ([`Fabric::on_alone`], which answers again). Issue 27: a cell crossing an idle fabric
+    /// with no event of its own.
+    Alone,
+    /// The fabric moved the cell across at once (from [`Fabric::on_alone`]): the engine puts
+    /// the cell, unchanged, into its output port's buffer and then calls
+    /// [`Fabric::on_forwarded`], as for a [`FabricAsks::forward`].
+    Crossed,
 }
 
 /// What a fabric's hook asks of the engine, carried out at once: first the wake, then the
@@ -89,6 +98,23 @@ pub trait Fabric {
         _out: u32,
         _cell: &Cell,
         _cls: usize,
+    ) -> Arrival {
+        Arrival::Pass
+    }
+
+    /// After [`Arrival::Alone`] for this cell (the arguments are [`Fabric::on_arrival`]'s):
+    /// `next` says whether a [`Wake`] at `now` asked for now would be the next event the engine
+    /// runs. Answer [`Arrival::Crossed`] having done that wake's work, or anything
+    /// [`Fabric::on_arrival`] may answer but [`Arrival::Alone`].
+    #[inline]
+    fn on_alone(
+        &mut self,
+        _now: SimTime,
+        _from: u32,
+        _out: u32,
+        _cell: &Cell,
+        _cls: usize,
+        _next: bool,
     ) -> Arrival {
         Arrival::Pass
     }
@@ -153,6 +179,23 @@ impl AnyFabric {
         match self {
             AnyFabric::OutputBuffered(f) => f.on_arrival(now, from, out, cell, cls),
             AnyFabric::Credit(f) => f.on_arrival(now, from, out, cell, cls),
+        }
+    }
+
+    /// See [`Fabric::on_alone`].
+    #[inline]
+    pub fn on_alone(
+        &mut self,
+        now: SimTime,
+        from: u32,
+        out: u32,
+        cell: &Cell,
+        cls: usize,
+        next: bool,
+    ) -> Arrival {
+        match self {
+            AnyFabric::OutputBuffered(f) => f.on_alone(now, from, out, cell, cls, next),
+            AnyFabric::Credit(f) => f.on_alone(now, from, out, cell, cls, next),
         }
     }
 
