@@ -92,6 +92,41 @@ def test_what_the_fast_path_leaves_to_tomllib(text: str) -> None:
     assert _core.toml_to_json(text) is None
 
 
+#: TOML texts, valid and not, around what TOML 1.0 allows (keys, tables defined twice, dotted
+#: keys, inline tables, numbers, strings, control characters, line ends)
+CORPUS = [
+    "[a]\n[a]", "[a]\nb=1\n[a.b]\nc=1", "a = {b=1}\na.c = 2", "a = []\n[[a]]", "a = 01", "a = 1__0", "a . b = 1",
+    "a = [1, 'a']", 'a = "\\uD800"', "a = 1.", "a = .5", "a = 1e", 'a = "x\ry"', 'a = "\x00"', "a = 0x", "a = +0x1",
+    "a = -0o7", "a = 1_", "a = _1", "a = 1e1_0", "a = 1.5e+", "[a.b]\n[a]\nc=1", "[a]\nb.c=1\n[a.b]\nd=2",
+    "a.b=1\n[a]\nc=2", "[a]\nx=1\n[b]\n[a.c]\ny=2", "a = true\nb = false\nc = TRUE", "a = 'x'\n'a' = 'y'",
+    'a = """\\\n\n  x"""', "a = '''''x'''''", "\ufeffa = 1", "a = 1 # comment\n# c\n", "a = 1\r\nb = 2\r\n",
+    "a = [\n1,\n2,\n]", "a = [1,,2]", "a = { }", "a = {a=1,a=2}", "[[a]]\n[a.b]\nc=1\n[[a]]",
+    "a = 9223372036854775807", "a = -9223372036854775809", "a = 0.0\nb=-0.0\nc=+0.0", "a = 1E2\nb=1e-2",
+    'key = "val" extra', "[a]b=1", "a=1 b=2", 'a = "\\t\\b\\f\\/"', "a = 'x\ty'", "[ a . b ]\nc = 1",
+    '["a.b"]\nc=1', "a = [[1,2],[3]]", "3.14 = 1", "1 = 2\n2 = 3", "a = 1\n[a]", "a = 1 # \x01", 'a = "\x7f"',
+    "a = '\x7f'", "# \x7f\na=1", "= 1", "[a] b", 'a = "\\U0011FFFF"', "a = -0x1", "a = +0o1", "a = -0b1",
+    "a = 1_000.0_1", "a = 1e_1", "a = 0_1", "a = 00", "a = -01.5", "a = 1.5_", 'a = """a"""""', "a = '''a''''",
+    "[a]\n[a.b]\n[a]", "[[a.b]]\n[a]\nc=1", "a = [{b=1}]\n[[a]]", "a.b = 1\na.b.c = 2", 'a="\\ "', 'a = "\\a"',
+    "a = '\n'", 'a = "a\nb"', "a = 1\x00", "a=1\r", "\r\na=1", "[a]\r\n", "a = [1\n,2]", "'a\nb' = 1",
+    "x = { a.b = 1 }", "x = { a.b = 1, a.c = 2 }", "x = { a = {b=1}, a.c = 2 }", "[x]\ny.z = 1\n[x.y]\nw=2",
+    "a = 0.1e", "a = 1e+1_0", "a = 2e308", "a = 4.9e-324", "a = 1e-400",
+]
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_fast_toml_never_reads_what_tomllib_would_not(text: str) -> None:
+    """The fast path refuses whatever tomllib refuses, and reads the same document otherwise (or
+    leaves the text to tomllib)."""
+    fast = _core.toml_to_json(text)
+    try:
+        ref = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert fast is None
+        return
+    if fast is not None:
+        assert _ordered(json.loads(fast)) == _ordered(ref)
+
+
 def test_errors_of_files_are_tomllib_s(tmp_path: Path) -> None:
     cases = {
         "bad.toml": ("a = ", "not valid TOML: "),
