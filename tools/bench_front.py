@@ -14,7 +14,11 @@ Figures: speed = the summary's ``cell_hops`` per CPU second of the child (user +
 peak RSS (c)) / (15,000 - 15) (``ru_maxrss`` of the child; goal <= 2 KB). Merged into
 ``target/bench.json`` under the key ``front``.
 
-    .venv/bin/python tools/bench_front.py [--rounds N] [--duration S] [--no-write]
+    .venv/bin/python tools/bench_front.py [--rounds N] [--duration S] [--no-write] [--phases]
+
+``--phases``: the peak RSS of (c) and (d) after each step of a run (the imports, reading the
+scenario, building, running with the series written, writing ``summary.json``), and the growth
+per VC: where the memory per VC comes from.
 """
 
 from __future__ import annotations
@@ -91,11 +95,62 @@ def run_child(scenario: Path, out: Path) -> dict[str, float]:
     }
 
 
+PHASES = """
+import json, sys, tempfile
+from pathlib import Path
+
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
+import pyarrow.parquet  # noqa: F401 - the imports of a run, before the first figure
+from atmsim import _core
+from atmsim.api import prepare
+from atmsim.result import SeriesSink
+from atmsim.scenario import document_json
+out = {"imports": peak()}
+doc, prov = prepare(sys.argv[1])
+out["scenario read (TOML to a dict)"] = peak()
+text = document_json(doc, prov)
+sim = _core.Simulation(text)
+out["built"] = peak()
+tmp = Path(tempfile.mkdtemp())
+sink = SeriesSink(tmp)
+while True:
+    done = sim.advance(2_000_000, _core.SERIES_SLICE_ROWS)
+    sink.add_buffers(sim.drain_series_buffers(), sim)
+    if done:
+        break
+sink.close(sim.series_tables())
+out["ran, series written"] = peak()
+sim.write_summary(tmp / "summary.json", "{}")
+out["summary.json written"] = peak()
+print(json.dumps(out))
+"""
+
+
+def phases(files: dict[str, Path]) -> None:
+    """Peak RSS after each phase of a run (in a child per case, the steps of ``api.run_document``
+    made one by one), and the growth of (d) over (c) per VC: where the memory per VC is."""
+    import subprocess
+
+    got = {c: json.loads(subprocess.run([sys.executable, "-c", PHASES, str(f)], check=True, capture_output=True,
+                                        text=True).stdout) for c, f in files.items()}
+    vcs = 15_000 - 15
+    print("peak RSS after each phase, MB (c) / (d), and (d) - (c) per VC:")
+    for k in got["c"]:
+        c, d = got["c"][k], got["d"][k]
+        print(f"  {k:<32} {c / 2**20:7.1f} {d / 2**20:7.1f}  {(d - c) / vcs:7,.0f} B/VC")
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=1.0, help="simulated seconds (default 1)")
     ap.add_argument("--no-write", action="store_true", help="do not touch target/bench.json")
+    ap.add_argument("--phases", action="store_true",
+                    help="only the peak RSS after each phase of a run (no timing, nothing written)")
     a = ap.parse_args(argv)
     if a.rounds < 1 or not a.duration > 0:
         ap.error("--rounds must be >= 1 and --duration > 0")
@@ -106,6 +161,9 @@ def main(argv: list[str]) -> int:
         for case, (vcs, mbps) in cases.items():
             files[case] = Path(tmp) / f"case_{case}.toml"
             files[case].write_text(dumbbell_toml(vcs, mbps, a.duration), encoding="utf-8")
+        if a.phases:
+            phases(files)
+            return 0
         for r in range(a.rounds):
             for case in cases:
                 res = run_child(files[case], Path(tmp) / f"out_{case}_{r}")
