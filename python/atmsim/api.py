@@ -70,8 +70,9 @@ def run(
     only once the run is complete (an earlier result there is replaced then). ``out`` must not
     exist, be empty, or hold an earlier run's output (its marker file ``.atmsim-output.json``):
     anything else raises ``ScenarioError`` before the run starts, unless ``force`` (then the
-    result goes beside the files there; a file atmsim did not write is never replaced). Without
-    ``out`` the series are kept in memory (as Arrow tables, about 8 bytes per number): that
+    result goes beside the files there; a file atmsim did not write is never replaced). Such a
+    result reads its series and its summary from the directory when they are asked for (the core
+    writes ``summary.json``). Without ``out`` the series are kept in memory (as Arrow tables, about 8 bytes per number): that
     memory grows with the run's length and sampling rate, so long runs should write to a
     directory.
     """
