@@ -97,12 +97,19 @@ regress-record: build
 	$(VPY) tools/regress.py record
 
 # atmsim-bench: cases (a)-(f) and the reference, instruction counts when valgrind is installed
-# (apt-get install -y valgrind); every writer merges its own key into target/bench.json.
+# (apt-get install -y valgrind); every writer merges its own key into target/bench.json; then the
+# front end's row (d) through atmsim run, seed 004's instructions per cell-hop, the full seed 000
+# reproduction (several minutes), and issue 27's table of them all (docs/performance.md).
+# Not part of `make test`.
 bench: build extras
 	$(VPY) tools/bench_scenario_json.py scenarios/seed000/sat-sat.toml target/bench_f_satsat.json --duration 20
 	cargo run --release -p atmsim-core --bin atmsim-bench
 	$(VPY) tools/bench_memory.py
 	$(VPY) tools/bench_seed004.py
+	$(VPY) tools/bench_instructions.py
+	$(VPY) tools/bench_front.py
+	$(VPY) tools/bench_reproduce.py
+	$(VPY) tools/bench_table.py
 
 # The fuzzers (tests/test_fuzz_scenarios.py: scenarios; tests/test_fuzz_inputs.py: traces,
 # workload scripts, fabric and host tables, study files, queries) with many more cases than

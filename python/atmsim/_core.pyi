@@ -1,5 +1,6 @@
 """Type stubs of the compiled Rust core (crates/atmsim-py)."""
 
+import os
 from typing import Any
 
 __version__: str
@@ -38,6 +39,10 @@ def map_traffic(max_mbps: float, mean_mbps: float, burst_bytes: int, tsdu_bytes:
     each form has ``pcr_cells_per_s``, ``scr_cells_per_s``, ``pcr_mbps``, ``scr_mbps``,
     ``mbs_cells``. Raises ``ValueError`` unless 0 < mean <= max and tsdu_bytes >= 1."""
 
+def toml_to_json(text: str) -> str | None:
+    """The JSON text of a scenario file's TOML ``text``, tables in the file's order (the ``toml``
+    crate, TOML 1.0); None when the front end must read it with ``tomllib`` instead: not TOML, a
+    date or time, a float that is not finite, tables or arrays nested 32 levels deep."""
 def series_schema() -> dict[str, dict[str, Any]]:
     """The declarations of every series the core can produce, in order: per table its doc, its
     columns (``time_s``, the key, then the model's: name, unit ("" for a number), doc, kind, axis
@@ -70,6 +75,15 @@ class Simulation:
     def drain_series(self) -> dict[str, dict[str, list]]:
         """Take the rows held so far, as ``series`` gives them, only tables with rows; the core
         keeps none. The slices drained between ``advance`` calls concatenate to the whole series."""
+    def drain_series_buffers(self) -> dict[str, list[tuple[str, str, bytes]]]:
+        """Take the rows held so far, as ``drain_series`` does, as raw columns: per table
+        ``(column, kind, bytes)``, the values in native byte order (``f64``: float64, ``u32``:
+        uint32, ``u64``: uint64, keys ``port`` / ``flow``: uint32 indices into ``key_names``)."""
+    def key_names(self, kind: str) -> list[str]:
+        """The names a key column's indices stand for (``kind`` "port" or "flow"), in index order."""
+    def write_summary(self, path: str | os.PathLike[str], extra: str) -> None:
+        """Write ``summary.json`` to ``path``: the summary, then the members of the JSON object
+        ``extra``, indented by two spaces; raises ``OSError`` if it cannot be written."""
     def series_tables(self) -> list[str]:
         """The series this run has (declared ``always``, or rows ever added), in order."""
     @property

@@ -71,8 +71,9 @@ def run(
     only once the run is complete (an earlier result there is replaced then). ``out`` must not
     exist, be empty, or hold an earlier run's output (its marker file ``.atmsim-output.json``):
     anything else raises ``ScenarioError`` before the run starts, unless ``force`` (then the
-    result goes beside the files there; a file atmsim did not write is never replaced). Without
-    ``out`` the series are kept in memory (as Arrow tables, about 8 bytes per number): that
+    result goes beside the files there; a file atmsim did not write is never replaced). Such a
+    result reads its series and its summary from the directory when they are asked for (the core
+    writes ``summary.json``). Without ``out`` the series are kept in memory (as Arrow tables, about 8 bytes per number): that
     memory grows with the run's length and sampling rate, so long runs should write to a
     directory.
     """
@@ -118,9 +119,11 @@ def run_document(
     if claimed is None:
         traces = TraceSink(sim, None) if sim.tracing else None
         try:
-            summary, series = _run_slices(sim, SeriesSink(None), progress, chunk_events, traces)
+            extra, series = _run_slices(sim, SeriesSink(None), progress, chunk_events, traces)
         except ScenarioError as e:  # a queue crossed the memory limit while the run went
             raise with_file(e, prov) from None
+        summary = json.loads(sim.summary_json())
+        summary.update(extra)
         summary["wall_time_s"] = time.perf_counter() - start
         summary["scenario"] = scenario_info
         return Result(summary, series, trace=traces.close() if traces else None)
@@ -128,24 +131,27 @@ def run_document(
     try:
         with streamed_output(claimed) as tmp:
             traces = TraceSink(sim, tmp) if sim.tracing else None
-            summary, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events, traces)
+            extra, series = _run_slices(sim, SeriesSink(tmp), progress, chunk_events, traces)
             if traces is not None:
                 traces.close()
-            summary["wall_time_s"] = time.perf_counter() - start
-            summary["scenario"] = scenario_info
-            text = json.dumps(summary, indent=2, sort_keys=True) + "\n"
-            (tmp / SUMMARY_FILE).write_text(text, encoding="utf-8")
+            extra["wall_time_s"] = time.perf_counter() - start
+            extra["scenario"] = scenario_info
+            # the core writes summary.json from its structs, the front end's keys after its own
+            # (issue 27 item 5: no Python object per connection, no pure-Python encoder)
+            sim.write_summary(tmp / SUMMARY_FILE, json.dumps(extra))
     except ScenarioError as e:
         raise with_file(e, prov) from None
     except OSError as e:
         raise ScenarioError(str(target), "", f"cannot write results: {e.strerror or e}") from None
     trace = target / TRACE_FILE if traces is not None else None
-    return Result(summary, {name: target / path.name for name, path in series.items()}, trace=trace)
+    return Result(target / SUMMARY_FILE, {name: target / path.name for name, path in series.items()}, trace=trace)
 
 
 def _run_slices(
     sim: Any, sink: SeriesSink, progress: ProgressFn | None, chunk_events: int, traces: TraceSink | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run ``sim`` to its end, its series into ``sink``; returns the front end's additions to the
+    summary (``trace``) and the series ``sink.close`` gives."""
     from . import _core
     from .interrupts import raise_if_requested
 
@@ -155,18 +161,18 @@ def _run_slices(
         while True:
             done = sim.advance(int(chunk_events), _core.SERIES_SLICE_ROWS)
             raise_if_requested()  # an interrupt whose exception Python dropped (atmsim.interrupts)
-            sink.add(sim.drain_series())
+            sink.add_buffers(sim.drain_series_buffers(), sim)
             if traces is not None:
                 traces.add(sim.drain_trace())
             if progress is not None:
                 progress(sim.sim_time_s, sim.end_time_s, sim.events)
             if done:
                 break
-        summary = json.loads(sim.summary_json())
         series = sink.close(sim.series_tables())
-        log.debug("ran to %.6g s simulated: %s events", summary.get("sim_time_s", float("nan")), summary.get("events"))
+        log.debug("ran to %.6g s simulated: %s events", sim.sim_time_s, sim.events)
+        extra: dict[str, Any] = {}
         if traces is not None:
-            summary["trace"] = {"rows": sim.trace_rows_total, "file": TRACE_FILE}
+            extra["trace"] = {"rows": sim.trace_rows_total, "file": TRACE_FILE}
     except (KeyboardInterrupt, MemoryError, OSError, ScenarioError):
         sink.abort()
         if traces is not None:
@@ -177,4 +183,4 @@ def _run_slices(
         if traces is not None:
             traces.abort()
         raise SimulationError(f"simulation failed: {type(e).__name__}: {e}") from e
-    return summary, series
+    return extra, series

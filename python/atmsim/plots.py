@@ -190,7 +190,8 @@ def plot_series(
         raise KeyError(f"no column of series {name!r} is drawn in figure {figure!r}")
     select = select or Selection()
     key = table.key.name
-    frame = result.series(name)
+    # only the columns this figure draws (a series on disk is read column by column)
+    frame = result.series(name, columns=["time_s", key] + [c.name for c in cols])
     present = list(frame[key].unique()) if key in frame else []
     names = select.keys(result, key, present)
     omitted = len(present) - len(names)

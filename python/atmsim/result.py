@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,12 +122,29 @@ class Result:
     columns=..., where=...)`` reads only some columns and the rows of one port or connection.
     """
 
-    def __init__(self, summary: Mapping[str, Any], series: Mapping[str, Any], trace: Any = None) -> None:
-        self.summary: dict[str, Any] = dict(summary)
+    def __init__(self, summary: Mapping[str, Any] | Path, series: Mapping[str, Any], trace: Any = None) -> None:
+        #: the summary, or the ``summary.json`` to read it from when first asked for (a run that
+        #: wrote its output: the core wrote the file, and a caller that never reads the summary
+        #: never has it as Python objects)
+        self._summary: dict[str, Any] | None = None if isinstance(summary, Path) else dict(summary)
+        self._summary_file: Path | None = summary if isinstance(summary, Path) else None
         self._raw: dict[str, Any] = dict(series)
         self._frames: dict[str, pd.DataFrame] = {}
         #: the trace (``run.trace``): a ``trace.parquet`` path or an Arrow table; None without one
         self._trace: Any = trace
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The content of ``summary.json`` (a dict; read from the file at the first access when
+        the result was made with its path)."""
+        if self._summary is None:
+            assert self._summary_file is not None
+            self._summary = _read_summary(self._summary_file)
+        return self._summary
+
+    @summary.setter
+    def summary(self, value: Mapping[str, Any]) -> None:
+        self._summary = dict(value)
 
     # ------------------------------------------------------------------ trace
     @property
@@ -310,16 +327,7 @@ class Result:
             raise ScenarioError(str(d), "", "no such results directory")
         if not summary_path.is_file():
             raise ScenarioError(str(d), "", f"no results here (missing {SUMMARY_FILE})")
-        from .files import MAX_JSON_BYTES, Unreadable, read_limited
-
-        try:
-            summary = json.loads(read_limited(summary_path, MAX_JSON_BYTES).decode("utf-8"))
-        except Unreadable as e:
-            raise ScenarioError(str(summary_path), "", f"cannot read results: {e.reason}") from None
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise ScenarioError(str(summary_path), "", "cannot read results: not valid JSON") from None
-        if not isinstance(summary, dict):
-            raise ScenarioError(str(summary_path), "", "cannot read results: not a run summary of atmsim (not a JSON object)")
+        summary = _read_summary(summary_path)
         import pyarrow.parquet as pq
 
         series: dict[str, Any] = {}
@@ -334,6 +342,21 @@ class Result:
                 continue
             series[p.stem] = p
         return cls(summary, series, trace=trace)
+
+
+def _read_summary(summary_path: Path) -> dict[str, Any]:
+    """A ``summary.json``'s content; ``ScenarioError`` when it cannot be read or is not one."""
+    from .files import MAX_JSON_BYTES, Unreadable, read_limited
+
+    try:
+        summary = json.loads(read_limited(summary_path, MAX_JSON_BYTES).decode("utf-8"))
+    except Unreadable as e:
+        raise ScenarioError(str(summary_path), "", f"cannot read results: {e.reason}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ScenarioError(str(summary_path), "", "cannot read results: not valid JSON") from None
+    if not isinstance(summary, dict):
+        raise ScenarioError(str(summary_path), "", "cannot read results: not a run summary of atmsim (not a JSON object)")
+    return summary
 
 
 def _frame(raw: Any) -> pd.DataFrame:
@@ -389,6 +412,39 @@ def _arrow(columns: Mapping[str, Any]) -> Any:
     return pa.Table.from_pandas(pd.DataFrame(dict(columns)), preserve_index=False)
 
 
+#: pyarrow's type of each kind of column the core hands over as bytes (drain_series_buffers)
+_BUFFER_TYPES = {"f64": "float64", "u32": "uint32", "u64": "uint64", "port": "uint32", "flow": "uint32"}
+
+
+def _arrow_buffers(columns: Sequence[tuple[str, str, bytes]], key_names: Callable[[str], Any],
+                   schemas: dict[str, Any], name: str) -> Any:
+    """One slice of a series from the core's raw columns (``_core.Simulation.drain_series_buffers``)
+    as an Arrow table, typed exactly as ``_arrow`` types the same rows given as lists (float64,
+    int64, large_string, and pandas' schema metadata): no Python object per value. Numbers become
+    Arrow arrays over the bytes (``pyarrow.Array.from_buffers``), unsigned integers are cast to
+    int64 (checked), a key column's indices take their names from ``key_names(kind)`` (an Arrow
+    string array made once per run). ``schemas`` keeps each series' schema, made once from its
+    first row through pandas as ``_arrow`` makes it."""
+    import pyarrow as pa
+
+    arrays = []
+    for _, kind, data in columns:
+        typ = getattr(pa, _BUFFER_TYPES[kind])()
+        arr = pa.Array.from_buffers(typ, len(data) // typ.byte_width, [None, pa.py_buffer(data)])
+        if kind in ("port", "flow"):
+            arr = key_names(kind).take(arr)
+        elif kind != "f64":
+            arr = arr.cast(pa.int64())
+        arrays.append(arr)
+    names = [c for c, _, _ in columns]
+    schema = schemas.get(name)
+    if schema is None:
+        first = pa.Table.from_arrays([a.slice(0, 1) for a in arrays], names=names)
+        schema = schemas[name] = _arrow(first.to_pydict()).schema
+    arrays = [a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 class SeriesSink:
     """Takes the series rows a run drains slice by slice (``_core.Simulation.drain_series``) and
     keeps memory flat: with a ``directory``, each slice is appended to ``<series>.parquet`` as
@@ -400,25 +456,45 @@ class SeriesSink:
         self.directory = Path(directory) if directory is not None else None
         self._writers: dict[str, Any] = {}
         self._chunks: dict[str, list[Any]] = {}
+        self._schemas: dict[str, Any] = {}
+        self._key_names: dict[str, Any] = {}
         #: rows taken so far, per series
         self.rows: dict[str, int] = {}
 
     def add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
-        import pyarrow.parquet as pq
+        """Take one slice given as ``{series: {column: list}}`` (``_core.Simulation.drain_series``)."""
+        for name, columns in tables.items():
+            self._put(name, _arrow(columns))
+
+    def add_buffers(self, tables: Mapping[str, Sequence[tuple[str, str, bytes]]], sim: Any) -> None:
+        """Take one slice given as raw columns (``sim.drain_series_buffers()``; the names of the
+        key columns from ``sim.key_names``): the same tables as ``add`` of the same rows, without
+        a Python object per value."""
+        import pyarrow as pa
+
+        def key_names(kind: str) -> Any:
+            names = self._key_names.get(kind)
+            if names is None:
+                names = self._key_names[kind] = pa.array(sim.key_names(kind), type=pa.large_string())
+            return names
 
         for name, columns in tables.items():
-            table = _arrow(columns)
-            self.rows[name] = self.rows.get(name, 0) + table.num_rows
-            if self.directory is None:
-                self._chunks.setdefault(name, []).append(table)
-                continue
-            writer = self._writers.get(name)
-            if writer is None:
-                writer = pq.ParquetWriter(self.directory / f"{name}.parquet", table.schema)
-                self._writers[name] = writer
-            elif not table.schema.equals(writer.schema, check_metadata=False):
-                table = table.cast(writer.schema)
-            writer.write_table(table)
+            self._put(name, _arrow_buffers(columns, key_names, self._schemas, name))
+
+    def _put(self, name: str, table: Any) -> None:
+        import pyarrow.parquet as pq
+
+        self.rows[name] = self.rows.get(name, 0) + table.num_rows
+        if self.directory is None:
+            self._chunks.setdefault(name, []).append(table)
+            return
+        writer = self._writers.get(name)
+        if writer is None:
+            writer = pq.ParquetWriter(self.directory / f"{name}.parquet", table.schema)
+            self._writers[name] = writer
+        elif not table.schema.equals(writer.schema, check_metadata=False):
+            table = table.cast(writer.schema)
+        writer.write_table(table)
 
     def close(self, names: list[str]) -> dict[str, Any]:
         """Finish the series ``names`` (those the run has, in order); returns ``{name: value}``

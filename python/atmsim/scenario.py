@@ -120,6 +120,9 @@ class Provenance:
         self._entries: dict[tuple[Token, ...], str] = {}
         # workload scripts read from files: core key path of the script -> the file as shown
         self.workload_files: dict[str, str] = {}
+        #: every number and nesting depth of the document was checked as it was read and
+        #: overridden (load_scenario): document_json does not walk it again
+        self.numbers_checked = False
 
     def record(self, tokens: Iterable[Token], source: str) -> None:
         key = tuple(tokens)
@@ -173,6 +176,16 @@ def _read_toml(path: Path, display: str) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ScenarioError(display, "", f"not valid TOML: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    from . import _core
+
+    # the fast path (issue 27 item 5): the core's TOML parser gives the document as JSON text,
+    # which json.loads turns into the same dict as tomllib's at C speed, numbers and nesting
+    # checked as _check_numbers does; None for anything it does not reproduce exactly (not
+    # TOML, dates and times, floats that are not finite, deep nesting), which tomllib reads as
+    # before with the same errors
+    fast = _core.toml_to_json(text)
+    if fast is not None:
+        return json.loads(fast)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -212,7 +225,9 @@ def _merge(target: dict[str, Any], layer: Mapping[str, Any], source: str, prov: 
         if isinstance(value, dict) and isinstance(target.get(key), dict):
             _merge(target[key], value, source, prov, p)
         else:
-            target[key] = copy.deepcopy(value)
+            # no copy: every layer is the document's own (a file read for this load, or the
+            # deep copy load_scenario makes of a dict), merged once
+            target[key] = value
             prov.record(p, source)
 
 
@@ -368,6 +383,9 @@ def apply_overrides(
         canonical = _set_path(doc, key, value, walker, source)
         if provenance is not None:
             provenance.record(canonical, source)
+            # the value's numbers and depth, where it now sits: the error document_json's walk of
+            # the whole document gave (Provenance.numbers_checked)
+            _check_numbers(value, list(canonical), provenance)
     return doc
 
 
@@ -518,8 +536,14 @@ def document_json(doc: dict[str, Any], provenance: Provenance | None = None) -> 
     ``ScenarioError`` names the file that wrote the bad value.
     """
     prov = provenance or Provenance()
-    _check_numbers(doc, [], prov)
-    return to_json(doc)
+    if not prov.numbers_checked:
+        _check_numbers(doc, [], prov)
+        return to_json(doc)
+    try:
+        return to_json(doc)
+    except ValueError:  # a float that is not finite, put into the document after it was loaded
+        _check_numbers(doc, [], prov)
+        raise
 
 
 def check_document(doc: dict[str, Any], provenance: Provenance | None = None) -> str:
@@ -575,6 +599,7 @@ def load_scenario(
     _cap_duration(doc, prov)
     resolve_traces(doc, prov.file_for)  # video traces: each file read once (traces.py)
     resolve_workloads(doc, prov)  # workload scripts given as files
+    prov.numbers_checked = True  # the layers as read, the overrides as applied
     if validate:
         check_document(doc, prov)
     return doc, prov

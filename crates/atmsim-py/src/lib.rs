@@ -3,6 +3,7 @@
 //! Errors: the exception classes and the mapping of the core's errors to them are in `error`.
 
 mod error;
+mod toml_json;
 mod trace;
 
 use atmsim_core::metrics::probe::{Kind, Values};
@@ -10,7 +11,7 @@ use atmsim_core::scenario;
 use atmsim_core::time::ps_to_secs;
 use error::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 /// The JSON Schema of the scenario format.
 #[pyfunction]
@@ -75,6 +76,14 @@ fn fgn(py: Python<'_>, n: usize, hurst: f64, method: &str, seed: u64) -> PyResul
         generate(m, n, hurst, 0.0, 1.0, &mut rng)
     })
     .map_err(|e| Error::Argument(e.to_string()).into())
+}
+
+/// The JSON text of a scenario file's TOML `text` (tables in the file's order), or None when the
+/// front end must read it with `tomllib` (not TOML, a date or time, a float that is not finite,
+/// nesting 32 levels deep): `toml_json`. The GIL is released while it parses.
+#[pyfunction]
+fn toml_to_json(py: Python<'_>, text: &str) -> Option<String> {
+    py.detach(|| toml_json::toml_to_json(text))
 }
 
 /// One simulation run; building it validates the scenario (ScenarioError: file "", key path,
@@ -232,6 +241,65 @@ impl Simulation {
         Ok(out)
     }
 
+    /// Take the rows held so far, as `drain_series` does, as raw columns for Arrow:
+    /// {table: [(column, kind, bytes)]}, the bytes the column's values in native byte order
+    /// (`f64`: float64, `u32`: uint32, `u64`: uint64; the keys `port` and `flow`: uint32 indices
+    /// into `key_names(kind)`). One copy of each column, no Python object per value
+    /// (`atmsim.result.SeriesSink` makes Arrow arrays of them with `pyarrow.Array.from_buffers`).
+    fn drain_series_buffers<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let drained = self.inner.drain_series();
+        let out = PyDict::new(py);
+        for table in drained.tables().iter().filter(|t| !t.is_empty()) {
+            let cols = PyList::empty(py);
+            for col in table.columns() {
+                let bytes = match &col.values {
+                    Values::F64(v) => column_bytes(py, v, |x| x.to_ne_bytes())?,
+                    Values::U32(v) => column_bytes(py, v, |x| x.to_ne_bytes())?,
+                    Values::U64(v) => column_bytes(py, v, |x| x.to_ne_bytes())?,
+                };
+                cols.append((col.decl.name, col.decl.kind.as_str(), bytes))?;
+            }
+            out.set_item(table.name(), cols)?;
+        }
+        Ok(out)
+    }
+
+    /// The names a key column's indices stand for: `port` the output ports' names, `flow` the
+    /// connection directions' names, in index order.
+    fn key_names(&self, kind: &str) -> PyResult<Vec<&str>> {
+        match kind {
+            "port" => Ok(self.inner.ports.iter().map(|p| p.name.as_str()).collect()),
+            "flow" => Ok(self.inner.flows.iter().map(|f| f.name.as_str()).collect()),
+            _ => Err(Error::Argument(format!("kind must be \"port\" or \"flow\", got {kind:?}")).into()),
+        }
+    }
+
+    /// Write `summary.json` to `path`: the summary with the members of the JSON object `extra`
+    /// (the front end's additions: `wall_time_s`, `scenario`, `trace`) after the core's, indented
+    /// by two spaces, and a final newline. Streamed from the summary's structs (serde_json), so
+    /// a summary of many connections is never a tree of Python objects (issue 27 item 5).
+    fn write_summary(&self, py: Python<'_>, path: std::path::PathBuf, extra: &str) -> PyResult<()> {
+        #[derive(serde::Serialize)]
+        struct WithExtra<'a> {
+            #[serde(flatten)]
+            summary: &'a atmsim_core::metrics::summary::Summary,
+            #[serde(flatten)]
+            extra: &'a serde_json::Map<String, serde_json::Value>,
+        }
+        let extra: serde_json::Map<String, serde_json::Value> = serde_json::from_str(extra)
+            .map_err(|e| Error::Argument(format!("extra must be a JSON object: {e}")))?;
+        let summary = self.inner.summary();
+        py.detach(|| -> std::io::Result<()> {
+            use std::io::Write;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&path)?);
+            serde_json::to_writer_pretty(&mut w, &WithExtra { summary: &summary, extra: &extra })
+                .map_err(std::io::Error::other)?;
+            w.write_all(b"\n")?;
+            w.flush()
+        })
+        .map_err(PyErr::from)
+    }
+
     /// Whether the run writes a trace (`run.trace`).
     #[getter]
     fn tracing(&self) -> bool {
@@ -263,6 +331,20 @@ impl Simulation {
             .map(|t| t.name())
             .collect()
     }
+}
+
+/// A column's values as bytes (one copy, native byte order).
+fn column_bytes<'py, T: Copy, const N: usize>(
+    py: Python<'py>,
+    v: &[T],
+    to_bytes: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, v.len() * N, |buf| {
+        for (chunk, &x) in buf.chunks_exact_mut(N).zip(v) {
+            chunk.copy_from_slice(&to_bytes(x));
+        }
+        Ok(())
+    })
 }
 
 /// One table as {column: list}; key columns as the port or connection names.
@@ -330,6 +412,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(map_traffic, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_function(wrap_pyfunction!(series_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_class::<Simulation>()?;
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -425,25 +425,33 @@ fn have_valgrind() -> bool {
 /// Merge `value` under `key` into `target/bench.json`, keeping the other keys.
 fn merge_bench_json(key: &str, value: Value) -> PathBuf {
     let path = target_dir().join("bench.json");
-    let mut data = match std::fs::read_to_string(&path) {
+    merge_into(&path, key, value).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+/// Merge `value` under `key` into the JSON object in `path` (a missing file is an empty object),
+/// keeping every other key: each writer of `target/bench.json` (`atmsim-bench`'s `core`, the
+/// tools' `memory`, `seed004`, `front`, ...) replaces only its own. A file that is not a JSON
+/// object is an error and is left as it is. Written to a temporary file, then renamed.
+fn merge_into(path: &Path, key: &str, value: Value) -> Result<(), String> {
+    let mut data = match std::fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(m)) => m,
-            _ => panic!(
-                "{} is not a JSON object; not overwriting it",
-                path.display()
-            ),
+            _ => {
+                return Err(format!(
+                    "{} is not a JSON object; not overwriting it",
+                    path.display()
+                ))
+            }
         },
-        Err(_) => Map::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     data.insert(key.to_string(), value);
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(
-        &tmp,
-        serde_json::to_string_pretty(&Value::Object(data)).unwrap() + "\n",
-    )
-    .expect("write bench.json");
-    std::fs::rename(&tmp, &path).expect("replace bench.json");
-    path
+    let text = serde_json::to_string_pretty(&Value::Object(data)).unwrap() + "\n";
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
 }
 
 const CASES: [(&str, &str); 8] = [
@@ -717,4 +725,41 @@ fn goals(report: &Map<String, Value>, valgrind: bool) -> Map<String, Value> {
         derived.insert(k.into(), if v.is_finite() { json!(v) } else { Value::Null });
     }
     derived
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `atmsim-bench` alone keeps the other writers' keys (issue 27 item 7).
+    #[test]
+    fn merge_keeps_the_other_writers_keys() {
+        let dir = std::env::temp_dir().join(format!("atmsim-bench-merge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bench.json");
+        let _ = std::fs::remove_file(&path);
+        merge_into(&path, "core", json!({"a": 1})).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&std::fs::read_to_string(&path).unwrap()).unwrap(),
+            json!({"core": {"a": 1}})
+        );
+        std::fs::write(
+            &path,
+            r#"{"seed004": {"runs": [1, 2]}, "front": {"x": 0.5}, "core": {"old": true}}"#,
+        )
+        .unwrap();
+        merge_into(&path, "core", json!({"a": 2})).unwrap();
+        let got: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            got,
+            json!({"seed004": {"runs": [1, 2]}, "front": {"x": 0.5}, "core": {"a": 2}})
+        );
+        // not a JSON object: refused, and the file is left as it was
+        for text in ["[1, 2]", "not json"] {
+            std::fs::write(&path, text).unwrap();
+            assert!(merge_into(&path, "core", json!(1)).is_err());
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
