@@ -226,6 +226,7 @@ fn default_seconds(case: &str) -> f64 {
     match case {
         "e" => base / 10.0,
         "f" => 20.0,
+        "chain8" | "chain32" => base / 5.0,
         _ => base,
     }
 }
@@ -235,6 +236,7 @@ fn valgrind_seconds(case: &str) -> (f64, f64) {
     match case {
         "e" => (0.1, 0.2),
         "f" => (5.0, 6.0),
+        "chain8" | "chain32" => (0.2, 0.4),
         _ => (1.0, 2.0),
     }
 }
@@ -454,7 +456,7 @@ fn merge_into(path: &Path, key: &str, value: Value) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
 }
 
-const CASES: [(&str, &str); 8] = [
+const CASES: [(&str, &str); 10] = [
     ("ref", "(ref) reference simulator of (a)"),
     ("a", "(a) 15 x 12 Mb/s, 1000 km"),
     ("b", "(b) same, 270 ms A-B hop"),
@@ -463,6 +465,8 @@ const CASES: [(&str, &str); 8] = [
     ("e", "(e) OC-48 A-B, 240 sources"),
     ("f", "(f) seed 000 sat-sat, 20 s"),
     ("a0", "(a0) (a), 0 km A-B"),
+    ("chain8", "(a) through 8 switches, 1000 km hops"),
+    ("chain32", "(a) through 32 switches, 1000 km hops"),
 ];
 
 fn main() {
