@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,23 +55,31 @@ def _long_sweep(tmp_path: Path, out: Path, jobs: int = 2) -> list[str]:
             "--out", str(out), "-j", str(jobs), "-q"]
 
 
-@posix_only
-def test_a_sigkilled_sweeps_workers_die_with_it(tmp_path: Path) -> None:
-    """SIGKILL of a sweep's main process (no handler runs) used to leave its workers running
-    for minutes; they now get the parent-death signal."""
-    proc = subprocess.Popen(_long_sweep(tmp_path, tmp_path / "s"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=REPO)
+def _descendants(pid: int) -> list[int]:
+    out = []
+    for c in _children(pid):
+        out += [c, *_descendants(c)]
+    return out
+
+
+def _killed_sweeps_workers_end(cmd: list[str], started: Callable[[list[int]], bool], settle_s: float) -> None:
+    """Start the sweep ``cmd``, wait until its worker processes (spawned Python processes
+    among its descendants; the resource tracker is one too) satisfy ``started``, give them
+    ``settle_s`` seconds, SIGKILL the sweep (no handler of it runs) and check that every worker
+    ends within 30 s."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
     try:
         deadline = time.monotonic() + 120
         workers: list[int] = []
         while time.monotonic() < deadline and proc.poll() is None:
-            # the pool's workers (spawned python processes); the resource tracker is one too
-            workers = [p for p in _children(proc.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
-            if len(workers) >= 2:
+            workers = [p for p in _descendants(proc.pid)
+                       if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+            if started(workers):
                 break
             time.sleep(0.1)
-        assert len(workers) >= 2, "the sweep started no workers"
-        time.sleep(1.0)  # inside their initializer's prctl for sure
+        assert workers and started(workers), "the sweep started no workers"
+        time.sleep(settle_s)
+        assert all(_alive(p) for p in workers)
         proc.kill()
         proc.wait(timeout=30)
         deadline = time.monotonic() + 30
@@ -80,18 +89,19 @@ def test_a_sigkilled_sweeps_workers_die_with_it(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-        for p in _children(proc.pid):
+        for p in _descendants(proc.pid):
             try:
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
 
 
-def _descendants(pid: int) -> list[int]:
-    out = []
-    for c in _children(pid):
-        out += [c, *_descendants(c)]
-    return out
+@posix_only
+def test_a_sigkilled_sweeps_workers_die_with_it(tmp_path: Path) -> None:
+    """SIGKILL of a sweep's main process (no handler runs) used to leave its workers running
+    for minutes; they now get the parent-death signal (1 s: inside their initializer's prctl
+    for sure)."""
+    _killed_sweeps_workers_end(_long_sweep(tmp_path, tmp_path / "s"), lambda w: len(w) >= 2, 1.0)
 
 
 @posix_only
@@ -99,36 +109,11 @@ def test_a_sigkilled_sweeps_local_dask_workers_die_with_it(tmp_path: Path) -> No
     """The same for ``--dask local``: the LocalCluster's worker process is a child of the sweep
     (its nanny lives in the sweep's process). It ends by Dask's own watch of its parent
     (``distributed.process.AsyncProcess``: the worker leaves at once when the pipe from its
-    parent closes), which is what this test relies on and checks."""
+    parent closes), which is what this test relies on and checks, 3 s into a run."""
     pytest.importorskip("distributed")
-    cmd = [*_long_sweep(tmp_path, tmp_path / "s"), "--dask", "local"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
-    try:
-        deadline = time.monotonic() + 120
-        workers: list[int] = []
-        while time.monotonic() < deadline and proc.poll() is None:
-            workers = [p for p in _descendants(proc.pid)
-                       if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
-            if workers and (tmp_path / "s" / "study.json").is_file():
-                break
-            time.sleep(0.1)
-        assert workers, "the sweep started no Dask worker"
-        time.sleep(3.0)  # the worker is running a run (60 s simulated each)
-        assert all(_alive(p) for p in workers)
-        proc.kill()
-        proc.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not any(_alive(p) for p in workers), "Dask workers outlived their killed sweep"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        for p in _descendants(proc.pid):
-            try:
-                os.kill(p, signal.SIGKILL)
-            except OSError:
-                pass
+    out = tmp_path / "s"
+    _killed_sweeps_workers_end([*_long_sweep(tmp_path, out), "--dask", "local"],
+                               lambda w: bool(w) and (out / "study.json").is_file(), 3.0)
 
 
 @posix_only
