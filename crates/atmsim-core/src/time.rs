@@ -100,6 +100,11 @@ impl Pacer {
         self.b
     }
 
+    /// The shortest interval, ps (each is this or one more).
+    pub fn min_interval_ps(&self) -> u64 {
+        self.q
+    }
+
     /// Restart counting at `epoch`: the next `advance` returns the end of one interval after it.
     pub fn start(&mut self, epoch: SimTime) {
         self.base = epoch;

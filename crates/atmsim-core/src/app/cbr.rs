@@ -43,6 +43,10 @@ impl Cbr {
 }
 
 impl Application for Cbr {
+    /// Sends only: what reaches it is counted by the network (`sim/sink.rs`).
+    fn passive_rx(&self) -> bool {
+        true
+    }
     fn start(&mut self, ctx: &mut Ctx) {
         self.pacer.start(self.start);
         if self.start < self.stop {

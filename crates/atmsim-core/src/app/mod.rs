@@ -173,6 +173,13 @@ pub trait Application {
     /// Called after `on_cell` when the cell completed an intact AAL5 frame of `sdu` bytes with
     /// transport header `seg`.
     fn on_frame(&mut self, _ctx: &mut Ctx, _sdu: u32, _seg: SegHdr) {}
+    /// Whether `on_cell` and `on_frame` ask for nothing and change nothing that anything reads
+    /// before the end of the run: then the cells reaching it may be delivered without an event
+    /// each, at their arrival times, later (`sim/sink.rs`). A model that overrides either hook
+    /// answers false.
+    fn passive_rx(&self) -> bool {
+        false
+    }
 
     /// Over sockets: called once at time 0.
     fn sock_start(&mut self, _io: &mut impl Io) {}
@@ -294,6 +301,9 @@ macro_rules! applications {
             }
             fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
                 match self { AnyApp::Idle => {}, $( AnyApp::$v(a) => a.on_frame(ctx, sdu, seg), )* }
+            }
+            fn passive_rx(&self) -> bool {
+                match self { AnyApp::Idle => true, $( AnyApp::$v(a) => a.passive_rx(), )* }
             }
             fn sock_start(&mut self, io: &mut impl Io) {
                 match self { AnyApp::Idle => {}, $( AnyApp::$v(a) => a.sock_start(io), )* }

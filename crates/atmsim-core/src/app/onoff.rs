@@ -67,6 +67,10 @@ impl OnOff {
 }
 
 impl Application for OnOff {
+    /// Sends only: what reaches it is counted by the network (`sim/sink.rs`).
+    fn passive_rx(&self) -> bool {
+        true
+    }
     fn start(&mut self, ctx: &mut Ctx) {
         if self.start < self.stop {
             let first = self.begin_on(self.start, ctx.rng);

@@ -303,6 +303,7 @@ impl Simulation {
             events: 0,
             cell_hops: 0,
             fabric_now: false,
+            sinks: Vec::new(),
             cause_at: 0,
             finished: false,
             series: Probes::new(&crate::sim::SERIES_TABLES),
@@ -412,6 +413,7 @@ impl Simulation {
         for p in &mut sim.ports {
             p.link.ties = p.deferred || defers[p.to as usize];
         }
+        sim.mark_sinks(on && !traced);
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
             let mut asks = Asks::default();

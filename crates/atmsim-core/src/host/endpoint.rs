@@ -328,6 +328,12 @@ impl Application for AnySource {
             AnySource::Host(_) => {}
         }
     }
+    fn passive_rx(&self) -> bool {
+        match self {
+            AnySource::App(a) => a.passive_rx(),
+            AnySource::Abr(_) | AnySource::Host(_) => false,
+        }
+    }
     fn on_frame(&mut self, ctx: &mut Ctx, sdu: u32, seg: SegHdr) {
         match self {
             AnySource::App(a) => a.on_frame(ctx, sdu, seg),

@@ -28,6 +28,11 @@ pub struct Link {
     pub(crate) ties: bool,
     /// The link's impairment model, if any.
     pub(crate) impair: Option<Box<Impairment>>,
+    /// A passive sink's access link (`sim/sink.rs`): every cell on it ends its route at the far
+    /// node, at an end that only counts it; no `Arrive` event runs for it, and its cells are
+    /// delivered at their arrival times when the next cell is sent or something reads the
+    /// counts. `arrive_pending` stays false.
+    pub(crate) sink: bool,
 }
 
 impl Link {
@@ -46,6 +51,7 @@ impl Link {
             arrive_at: 0,
             ties: false,
             impair: None,
+            sink: false,
         }
     }
 

@@ -194,11 +194,18 @@ impl Port {
 
     /// A cell arriving at `at` went on the link at `now`: `Some(at)` when it is the only one
     /// (its `Arrive` event is to be scheduled, now: `Link::arrive_at`), None when the link's
-    /// head already has its event.
+    /// head already has its event. On a sink's link (`Link::sink`, no events) `Some` when its
+    /// head cell arrived before `now`: the caller (`Simulation::link_arrival`) delivers what
+    /// has arrived.
     #[inline(always)]
     fn arrival_to_schedule(&mut self, now: SimTime, at: SimTime) -> Option<SimTime> {
         if self.link.arrive_pending {
             None
+        } else if self.link.sink {
+            match self.link.pipe.front() {
+                Some(&(t, _)) if t < now => Some(t),
+                _ => None,
+            }
         } else {
             self.link.arrive_pending = true;
             self.link.arrive_at = now;

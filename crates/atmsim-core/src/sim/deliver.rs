@@ -13,9 +13,9 @@ use crate::sim::*;
 use crate::wire::{Cell, FrameEvent, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
 
 impl Simulation {
-    /// A cell reaches the last node of its flow.
-    pub(crate) fn deliver(&mut self, mut cell: Cell) {
-        let now = self.now;
+    /// A cell reaches the last node of its flow at `now`: the time of the event that carries
+    /// it, or its arrival time on a passive sink's link, delivered later (`sim/sink.rs`).
+    pub(crate) fn deliver(&mut self, mut cell: Cell, now: SimTime) {
         let in_window = now >= self.warmup;
         let f = &mut self.flows[cell.flow as usize];
         if cell.hdr & H_MIS != 0 {

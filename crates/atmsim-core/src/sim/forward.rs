@@ -77,7 +77,7 @@ impl Simulation {
         if port.queue.len == 0 && port.busy_until <= now {
             self.cell_hops += 1;
             if let Some(at) = port.send_now(now, cell, cls) {
-                self.queue.push(at, Event::Arrive(p));
+                self.link_arrival(p, at);
             }
             if TRACE {
                 self.trace_on_link(p, true, now);
@@ -94,7 +94,7 @@ impl Simulation {
         }
         port.wait(now, cell, cls, false);
         if let Some(at) = port.commit(now, cell) {
-            self.queue.push(at, Event::Arrive(p));
+            self.link_arrival(p, at);
         }
         if TRACE {
             self.trace_on_link(p, true, SimTime::MAX);
@@ -220,7 +220,7 @@ impl Simulation {
         }
         self.cell_hops += 1;
         if let Some(at) = port.send_now(now, cell, cls) {
-            self.queue.push(at, Event::Arrive(p));
+            self.link_arrival(p, at);
         }
         if TRACE {
             self.trace_on_link(p, false, now);
@@ -254,7 +254,7 @@ impl Simulation {
         self.fabric_asks(node, asks);
         self.cell_hops += 1;
         if let Some(at) = self.ports[p as usize].send_now(now, cell, cls) {
-            self.queue.push(at, Event::Arrive(p));
+            self.link_arrival(p, at);
         }
     }
 
@@ -317,7 +317,11 @@ impl Simulation {
         }
         let port = &mut self.ports[p as usize];
         port.link.pipe.push_back((at, cell));
-        if !port.link.arrive_pending {
+        if port.link.sink {
+            if port.link.pipe.front().is_some_and(|&(t, _)| t < now) {
+                self.sink_deliver(p);
+            }
+        } else if !port.link.arrive_pending {
             port.link.arrive_pending = true;
             port.link.arrive_at = now;
             self.queue.push(at, Event::Arrive(p));
@@ -340,6 +344,7 @@ impl Simulation {
         for p in 0..self.ports.len() as u32 {
             self.settle(p);
         }
+        self.sinks_catch_up();
     }
 
     /// The line of port `p` is free: the scheduler picks the next waiting cell.
@@ -419,7 +424,7 @@ impl Simulation {
         let route: &[u32] = &f.ports; // the route once (`FlowPorts` is an enum)
         debug_assert!(cell.hop as usize <= route.len());
         match route.get(cell.hop as usize) {
-            None => self.deliver(cell), // the last node of the route
+            None => self.deliver(cell, self.now), // the last node of the route
             Some(&np) => {
                 let cls = f.category as usize;
                 if f.backward && cell.is_rm() && cell.rm.bits & RM_DIR != 0 {

@@ -26,6 +26,7 @@ mod emit;
 mod forward;
 mod host;
 mod sample;
+mod sink;
 mod summary;
 mod trace;
 
@@ -82,6 +83,8 @@ pub struct Simulation {
     /// (`Simulation::fabric_wake_now_or_later`); off with `run.departures = "events"`, the
     /// event-per-step reference.
     pub(crate) fabric_now: bool,
+    /// The ports whose links are passive sinks' (`Link::sink`, `sim/sink.rs`).
+    pub(crate) sinks: Vec<u32>,
     /// When the `Arrive` event being handled was scheduled (set by `tie_begin` on a link whose
     /// far node defers departures; 0 for the other events that look at such ports): how a
     /// deferred departure at the same time is ordered with it (`sim/defer.rs`).

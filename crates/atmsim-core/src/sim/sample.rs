@@ -40,6 +40,7 @@ pub fn series_schema() -> &'static [&'static TableDecl] {
 impl Simulation {
     pub(crate) fn sample(&mut self) {
         self.catch_up_all();
+        self.sinks_at_sample();
         self.samples_taken += 1;
         let ts = ps_to_secs(self.now);
         let interval_s = ps_to_secs(self.sample_ps);

@@ -63,6 +63,10 @@ impl Multiplex {
 }
 
 impl Application for Multiplex {
+    /// Sends only: what reaches it is counted by the network (`sim/sink.rs`).
+    fn passive_rx(&self) -> bool {
+        true
+    }
     fn start(&mut self, ctx: &mut Ctx) {
         self.rngs = Self::source_streams(ctx.rng, self.sources.len());
         for (k, (s, r)) in self
