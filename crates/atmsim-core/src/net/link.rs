@@ -13,6 +13,19 @@ use crate::time::{SimDuration, SimTime};
 use crate::wire::Cell;
 use std::collections::VecDeque;
 
+/// What a port that just put a cell on its link asks of the engine
+/// (`Simulation::link_arrival`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OnLink {
+    /// Nothing: the link's head cell has its `Arrive` event, or nothing has arrived yet at a
+    /// sink.
+    Pending,
+    /// Schedule the link's `Arrive` event at this time (the cell is the only one on the link).
+    Schedule(SimTime),
+    /// Deliver what has arrived on a sink's link (`sim/sink.rs`).
+    Deliver,
+}
+
 pub struct Link {
     /// Cells in flight and the time each reaches the far node.
     pub(crate) pipe: VecDeque<(SimTime, Cell)>,

@@ -168,10 +168,9 @@ impl Port {
     /// after the other events at T in the order they were scheduled, which depends on history;
     /// here one fixed rule decides (`TIE_DEPARTS_FIRST`).
     ///
-    /// Returns the time at which the caller schedules the link's `Arrive` event if the link was
-    /// empty (None: the event of the link's head cell is pending).
+    /// Returns what the caller does for the link ([`OnLink`]).
     #[inline(always)]
-    pub(crate) fn commit(&mut self, now: SimTime, cell: Cell) -> Option<SimTime> {
+    pub(crate) fn commit(&mut self, now: SimTime, cell: Cell) -> OnLink {
         let start = self.busy_until;
         let end = self.pacer.advance();
         self.busy_until = end;
@@ -186,30 +185,29 @@ impl Port {
     /// transmission one cell time later and reaches the far node after the link's delay.
     /// Returns what [`Port::commit`] does.
     #[inline(always)]
-    pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> Option<SimTime> {
+    pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> OnLink {
         let at = self.start_on_line(now, cls);
         self.link.pipe.push_back((at, cell));
         self.arrival_to_schedule(now, at)
     }
 
-    /// A cell arriving at `at` went on the link at `now`: `Some(at)` when it is the only one
-    /// (its `Arrive` event is to be scheduled, now: `Link::arrive_at`), None when the link's
-    /// head already has its event. On a sink's link (`Link::sink`, no events) `Some` when its
-    /// head cell arrived before `now`: the caller (`Simulation::link_arrival`) delivers what
-    /// has arrived.
+    /// A cell arriving at `at` went on the link at `now`: its `Arrive` event is to be
+    /// scheduled now (`Schedule(at)`, `Link::arrive_at`) when it is the only one, not when the
+    /// link's head already has its event (`Pending`); on a sink's link (`Link::sink`, no
+    /// events) the cells that arrived before `now` are to be delivered (`Deliver`).
     #[inline(always)]
-    fn arrival_to_schedule(&mut self, now: SimTime, at: SimTime) -> Option<SimTime> {
+    fn arrival_to_schedule(&mut self, now: SimTime, at: SimTime) -> OnLink {
         if self.link.arrive_pending {
-            None
+            OnLink::Pending
         } else if self.link.sink {
             match self.link.pipe.front() {
-                Some(&(t, _)) if t < now => Some(t),
-                _ => None,
+                Some(&(t, _)) if t < now => OnLink::Deliver,
+                _ => OnLink::Pending,
             }
         } else {
             self.link.arrive_pending = true;
             self.link.arrive_at = now;
-            Some(at)
+            OnLink::Schedule(at)
         }
     }
 

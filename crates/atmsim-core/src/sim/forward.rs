@@ -76,9 +76,8 @@ impl Simulation {
         // hand)
         if port.queue.len == 0 && port.busy_until <= now {
             self.cell_hops += 1;
-            if let Some(at) = port.send_now(now, cell, cls) {
-                self.link_arrival(p, at);
-            }
+            let next = port.send_now(now, cell, cls);
+            self.link_arrival(p, next);
             if TRACE {
                 self.trace_on_link(p, true, now);
             }
@@ -93,9 +92,8 @@ impl Simulation {
             return;
         }
         port.wait(now, cell, cls, false);
-        if let Some(at) = port.commit(now, cell) {
-            self.link_arrival(p, at);
-        }
+        let next = port.commit(now, cell);
+        self.link_arrival(p, next);
         if TRACE {
             self.trace_on_link(p, true, SimTime::MAX);
         }
@@ -219,9 +217,8 @@ impl Simulation {
             return;
         }
         self.cell_hops += 1;
-        if let Some(at) = port.send_now(now, cell, cls) {
-            self.link_arrival(p, at);
-        }
+        let next = port.send_now(now, cell, cls);
+        self.link_arrival(p, next);
         if TRACE {
             self.trace_on_link(p, false, now);
         }
@@ -253,9 +250,8 @@ impl Simulation {
         let asks = self.nodes[node as usize].fabric.on_departure(now, p);
         self.fabric_asks(node, asks);
         self.cell_hops += 1;
-        if let Some(at) = self.ports[p as usize].send_now(now, cell, cls) {
-            self.link_arrival(p, at);
-        }
+        let next = self.ports[p as usize].send_now(now, cell, cls);
+        self.link_arrival(p, next);
     }
 
     /// [`Simulation::transmit`] at a port whose departures a fabric hears of or with an impaired

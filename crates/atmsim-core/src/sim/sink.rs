@@ -38,15 +38,15 @@ impl Simulation {
         self.sinks.len()
     }
 
-    /// A cell went on port `p`'s link arriving at `at` and the port asked for its arrival
-    /// (`Port::commit`, `Port::send_now`): the `Arrive` event, or on a sink's link the delivery
-    /// of what has arrived before now.
+    /// A cell went on port `p`'s link (`Port::commit`, `Port::send_now`): what the port asks,
+    /// the link's `Arrive` event or on a sink's link the delivery of what has arrived before
+    /// now.
     #[inline(always)]
-    pub(crate) fn link_arrival(&mut self, p: u32, at: SimTime) {
-        if self.ports[p as usize].link.sink {
-            self.sink_deliver(p);
-        } else {
-            self.queue.push(at, Event::Arrive(p));
+    pub(crate) fn link_arrival(&mut self, p: u32, next: OnLink) {
+        match next {
+            OnLink::Pending => {}
+            OnLink::Schedule(at) => self.queue.push(at, Event::Arrive(p)),
+            OnLink::Deliver => self.sink_deliver(p),
         }
     }
 
