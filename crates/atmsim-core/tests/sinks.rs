@@ -171,3 +171,23 @@ fn answering_ends_are_not_sinks() {
         assert_eq!(sim.sink_links(), 0, "{}", sc["description"]);
     }
 }
+
+/// A sink behind a port that defers its departures (an ERICA port: `sim/defer.rs`), beside an
+/// ABR connection sharing the trunk: the cells a settle puts on the sink's link are delivered
+/// as they arrive.
+#[test]
+fn sink_behind_a_deferring_port_alike() {
+    let sw = |n: &str| json!({"name": n, "kind": "switch", "buffer_cells": 500, "abr": {"scheme": "erica"}});
+    let sc = json!({"description": "deferred sink", "run": {"duration_s": 0.1, "warmup_s": 0.01,
+        "sample_interval_s": 0.001},
+        "nodes": [host("h1"), host("h2"), sw("A"), sw("B"), host("d1"), host("d2")],
+        "links": [link("h1", "A", 149.76, 1.0), link("h2", "A", 149.76, 1.0),
+            link("A", "B", 149.76, 100.0), link("B", "d1", 149.76, 1.0), link("B", "d2", 149.76, 1.0)],
+        "connections": [
+            {"name": "x", "route": ["h1", "A", "B", "d1"], "category": "abr", "abr": {},
+             "source": {"kind": "persistent"}},
+            {"name": "v", "route": ["h2", "A", "B", "d2"], "category": "rt-vbr",
+             "source": {"kind": "onoff", "peak_mbps": 100.0, "duty_cycle": 0.5, "period_s": 0.004,
+                "exponential": true, "frame_bytes": 1000}}]});
+    alike("deferred sink", &sc, 1);
+}

@@ -121,7 +121,7 @@ impl Simulation {
             let at = port.start_on_line(start, cls);
             n += 1;
             debug_assert!(
-                port.link.arrive_pending,
+                port.link.arrive_pending || port.link.sink,
                 "a deferred start finds the cell ahead on the link"
             );
             port.link.pipe.push_back((at, cell));
@@ -132,5 +132,8 @@ impl Simulation {
             }
         }
         self.cell_hops += n;
+        if self.ports[p as usize].link.sink {
+            self.sink_deliver(p); // what has arrived by now (`sim/sink.rs`)
+        }
     }
 }

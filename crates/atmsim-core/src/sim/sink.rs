@@ -25,8 +25,10 @@
 //! every flow crossing the port ends its route at the far node, is not ABR (no RM cell
 //! turns round there), has no VS/VD coupling and no policing at that node (a one-link route
 //! with UPC), and every receiving end of it is an application that only counts
-//! ([`Application::passive_rx`]) on a host without a CPU model; the link has no impairment
-//! and no deferred departures at either end (`Link::ties`).
+//! ([`Application::passive_rx`]) on a host without a CPU model; the link has no impairment.
+//! A sink's link may be that of a port that defers its departures (`sim/defer.rs`): its
+//! `Link::ties` then orders nothing, since no arrival on it reads a port, and the cells a
+//! settle puts on the link are delivered by the settle (`Simulation::settle_cold`).
 
 use crate::app::Application;
 use crate::net::*;
@@ -140,7 +142,7 @@ impl Simulation {
         }
         for (p, o) in ok.into_iter().enumerate() {
             let link = &mut self.ports[p].link;
-            if o == Some(true) && link.impair.is_none() && !link.ties && !link.arrive_pending {
+            if o == Some(true) && link.impair.is_none() && !link.arrive_pending {
                 link.sink = true;
                 self.sinks.push(p as u32);
             }
