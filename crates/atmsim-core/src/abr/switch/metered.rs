@@ -81,6 +81,16 @@ impl MeansSum {
     }
 }
 
+/// The load factor z = `input` / `target` (infinite with no target), Mb/s over Mb/s.
+#[inline]
+pub fn load_factor(input: f64, target: f64) -> f64 {
+    if target > 0.0 {
+        input / target
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// What a closed interval measured, handed to [`MeteredRule::close`]; rates in Mb/s.
 #[derive(Clone, Copy, Debug)]
 pub struct Measurement {
@@ -176,11 +186,7 @@ impl<R: MeteredRule> SwitchScheme for Metered<R> {
     ) -> Option<IntervalRecord> {
         let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
         let target = self.target_utilization * capacity;
-        let z = if target > 0.0 {
-            input / target
-        } else {
-            f64::INFINITY
-        };
+        let z = load_factor(input, target);
         let m = Measurement {
             input,
             capacity,

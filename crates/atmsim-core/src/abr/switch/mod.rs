@@ -51,7 +51,9 @@ pub use charny::Charny;
 pub use efci::{Efci, Thresholds};
 pub use eprca::Eprca;
 pub use erica::{erica_plus_fraction, Erica, VcState};
-pub use metered::{Allocation, IntervalMeter, MeansSum, Measurement, Metered, MeteredRule};
+pub use metered::{
+    load_factor, Allocation, IntervalMeter, MeansSum, Measurement, Metered, MeteredRule,
+};
 pub use osu::Osu;
 pub use phantom::Phantom;
 pub use rr::RelativeRate;
@@ -341,9 +343,9 @@ mod tests {
         assert_eq!(rm.er, 150f32.min(e.feedback(1) as f32));
         assert_eq!(s.intervals_closed(), Some(1));
         let m = s.interval_means().unwrap();
-        assert_eq!(m.z, e.z_sum / e.n_intervals as f64);
-        assert_eq!(m.fair_mbps, e.fair_sum / e.n_intervals as f64);
-        assert_eq!(m.abr_capacity_mbps, e.cap_sum / e.n_intervals as f64);
+        assert_eq!(m.z, e.sums.z / e.sums.n as f64);
+        assert_eq!(m.fair_mbps, e.sums.fair / e.sums.n as f64);
+        assert_eq!(m.abr_capacity_mbps, e.sums.cap / e.sums.n as f64);
     }
 }
 
