@@ -11,7 +11,7 @@
 //! - A VC is active in an interval if it sent a forward cell (data or FRM) into the port.
 //! - ERICA+ uses the ABR queue length at the end of the interval for Tq.
 
-use super::{load_factor, IntervalMeans, IntervalRecord, MeansSum, SwitchScheme};
+use super::{load_factor, IntervalRecord, MeansSum, SwitchScheme};
 use crate::abr::RM_DIR;
 use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
@@ -231,12 +231,8 @@ impl SwitchScheme for Erica {
         rm.er = rm.er.min(er as f32);
     }
 
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
+    fn means_sum(&self) -> Option<&MeansSum> {
+        Some(&self.sums)
     }
 }
 
@@ -297,13 +293,7 @@ mod tests {
         e.on_input(0, &frm(0, 72.0));
         e.on_input(1, &frm(1, 36.0));
         for _ in 0..cell_ms(108.0) - 2 {
-            e.on_input(
-                0,
-                &Cell {
-                    flow: 0,
-                    ..Default::default()
-                },
-            );
+            e.on_input(0, &Cell::default()); // data cells of VC 0
         }
         let hp = cell_ms(10.0) as u64;
         let r = e.end_interval(5_000_000_000, 100.0, hp, 0, true).unwrap();
@@ -323,13 +313,7 @@ mod tests {
         e.on_input(0, &frm(0, 72.0));
         e.on_input(1, &frm(1, 20.0));
         for _ in 0..cell_ms(50.0) - 2 {
-            e.on_input(
-                0,
-                &Cell {
-                    flow: 0,
-                    ..Default::default()
-                },
-            );
+            e.on_input(0, &Cell::default()); // data cells of VC 0
         }
         let r2 = e.end_interval(10_000_000_000, 100.0, hp, 0, true).unwrap();
         assert!(r2.z < 1.0);

@@ -212,12 +212,8 @@ impl<R: MeteredRule> SwitchScheme for Metered<R> {
         self.rule.backward(vc, abr_queue, rm);
     }
 
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
+    fn means_sum(&self) -> Option<&MeansSum> {
+        Some(&self.sums)
     }
 }
 

@@ -101,14 +101,21 @@ pub trait SwitchScheme {
     /// with `abr_queue` ABR cells waiting here: the scheme writes its feedback into the cell.
     fn on_backward(&mut self, _vc: u32, _abr_queue: u32, _rm: &mut RmFields) {}
 
+    /// The sums of the means over the intervals closed after warm-up (None: the scheme has no
+    /// intervals); [`SwitchScheme::intervals_closed`] and [`SwitchScheme::interval_means`]
+    /// default to them.
+    fn means_sum(&self) -> Option<&MeansSum> {
+        None
+    }
+
     /// Averaging intervals closed after warm-up (None: the scheme has no intervals).
     fn intervals_closed(&self) -> Option<u64> {
-        None
+        self.means_sum().map(|s| s.n)
     }
 
     /// Means over the intervals closed after warm-up (None: no intervals, or none closed).
     fn interval_means(&self) -> Option<IntervalMeans> {
-        None
+        self.means_sum().and_then(MeansSum::means)
     }
 }
 
