@@ -3,7 +3,7 @@
 //! switch schemes from their scenario sections.
 
 use crate::abr::switch::{
-    Aprc, Capc, Charny, Efci, Eprca, IntervalMeter, Osu, Phantom, RelativeRate, Ucsc,
+    Aprc, Capc, Charny, Efci, Eprca, Metered, Osu, Phantom, RelativeRate, Ucsc,
 };
 use crate::abr::{AbrParams, AbrSource, Erica, Feed, PortScheme, Thresholds};
 use crate::app::AnyApp;
@@ -290,44 +290,54 @@ pub(crate) fn port_scheme(spec: Option<&AbrSchemeSpec>) -> PortScheme {
             ..Default::default()
         })),
         SchemeKind::Eprca => PortScheme::Eprca(Box::new(eprca(a))),
-        SchemeKind::Aprc => PortScheme::Aprc(Box::new(Aprc {
-            core: eprca(a),
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
-        SchemeKind::Capc => PortScheme::Capc(Box::new(Capc {
-            target_utilization: a.target_utilization,
-            rup: a.rup.unwrap_or(default_rup()),
-            rdn: a.rdn.unwrap_or(default_rdn()),
-            eru: a.eru.unwrap_or(default_eru()),
-            erf: a.erf.unwrap_or(default_capc_erf()),
-            qt: a.qt_cells.unwrap_or(default_capc_qt_cells()) as u32,
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
-        SchemeKind::Osu => PortScheme::Osu(Box::new(Osu {
-            target_utilization: a.target_utilization,
-            delta: a.delta,
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
-        SchemeKind::Charny => PortScheme::Charny(Box::new(Charny {
-            target_utilization: a.target_utilization,
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
-        SchemeKind::Ucsc => PortScheme::Ucsc(Box::new(Ucsc {
-            target_utilization: a.target_utilization,
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
-        SchemeKind::Phantom => PortScheme::Phantom(Box::new(Phantom {
-            uf: a.uf.unwrap_or(default_uf()),
-            av: a.av.unwrap_or(default_av()),
-            meter: IntervalMeter::new(secs_to_ps(a.interval_s)),
-            ..Default::default()
-        })),
+        SchemeKind::Aprc => PortScheme::Aprc(metered(
+            a,
+            1.0,
+            Aprc {
+                core: eprca(a),
+                ..Default::default()
+            },
+        )),
+        SchemeKind::Capc => PortScheme::Capc(metered(
+            a,
+            a.target_utilization,
+            Capc {
+                rup: a.rup.unwrap_or(default_rup()),
+                rdn: a.rdn.unwrap_or(default_rdn()),
+                eru: a.eru.unwrap_or(default_eru()),
+                erf: a.erf.unwrap_or(default_capc_erf()),
+                qt: a.qt_cells.unwrap_or(default_capc_qt_cells()) as u32,
+                ..Default::default()
+            },
+        )),
+        SchemeKind::Osu => PortScheme::Osu(metered(
+            a,
+            a.target_utilization,
+            Osu {
+                delta: a.delta,
+                ..Default::default()
+            },
+        )),
+        SchemeKind::Charny => {
+            PortScheme::Charny(metered(a, a.target_utilization, Charny::default()))
+        }
+        SchemeKind::Ucsc => PortScheme::Ucsc(metered(a, a.target_utilization, Ucsc::default())),
+        SchemeKind::Phantom => PortScheme::Phantom(metered(
+            a,
+            1.0,
+            Phantom {
+                uf: a.uf.unwrap_or(default_uf()),
+                av: a.av.unwrap_or(default_av()),
+                ..Default::default()
+            },
+        )),
     }
+}
+
+/// A scheme timed by the clock interval `interval_s` with target utilization `u` (1: the whole
+/// ABR capacity, APRC and Phantom).
+fn metered<R>(a: &AbrSchemeSpec, u: f64, rule: R) -> Box<Metered<R>> {
+    Box::new(Metered::new(secs_to_ps(a.interval_s), u, rule))
 }
 
 /// EPRCA's parameters (also APRC's core) with the defaults of `abr/switch/eprca.rs`.

@@ -15,15 +15,13 @@
 //! threshold (500 cells) are our choice (ERICA's target and interval; EPRCA's DQT), fixed before
 //! any run. Our choices: ERS starts at U x the line rate and is kept within (0, ABR capacity].
 
-use super::{IntervalMeans, IntervalMeter, IntervalRecord, MeansSum, SwitchScheme};
+use super::{Allocation, Measurement, MeteredRule};
 use crate::abr::RM_CI;
-use crate::time::SimTime;
-use crate::wire::{Cell, RmFields};
+use crate::wire::RmFields;
 
-/// CAPC at one output port.
+/// CAPC at one output port (in a [`super::Metered`]: U, the interval, z).
 #[derive(Clone, Debug, Default)]
 pub struct Capc {
-    pub target_utilization: f64,
     pub rup: f64,
     pub rdn: f64,
     /// Largest increase factor per interval.
@@ -32,11 +30,9 @@ pub struct Capc {
     pub erf: f64,
     /// CI above this many ABR cells.
     pub qt: u32,
-    pub meter: IntervalMeter,
     /// The port's explicit rate, Mb/s.
     pub ers: f64,
     pub z: f64,
-    pub sums: MeansSum,
 }
 
 impl Capc {
@@ -51,90 +47,52 @@ impl Capc {
     }
 }
 
-impl SwitchScheme for Capc {
-    fn start(&mut self, line_mbps: f64, _n_vcs: usize) -> Option<SimTime> {
-        self.meter = IntervalMeter::new(self.meter.interval);
-        self.ers = self.target_utilization * line_mbps;
+impl MeteredRule for Capc {
+    fn start(&mut self, _line_mbps: f64, target_mbps: f64, _n_vcs: usize) {
+        self.ers = target_mbps;
         self.z = 1.0;
-        Some(self.meter.deadline)
     }
 
-    #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, _vc: u32, _cell: &mut Cell) -> bool {
-        self.meter.abr_in += 1;
-        false
-    }
-
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.meter.deadline)
-    }
-
-    fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
-        let target = self.target_utilization * capacity;
-        self.z = if target > 0.0 {
-            input / target
-        } else {
-            f64::INFINITY
-        };
-        self.update(self.z, capacity);
-        self.sums.add(in_window, self.z, self.ers, capacity);
-        Some(IntervalRecord {
-            z: self.z,
+    fn close(&mut self, m: &Measurement) -> Allocation {
+        self.z = m.z;
+        self.update(self.z, m.capacity);
+        Allocation {
             fair: self.ers,
-            abr_capacity: capacity,
-            input,
-            target,
             er_max: self.ers,
-            abr_queue,
-        })
+        }
     }
 
     #[inline]
-    fn on_backward(&mut self, _vc: u32, abr_queue: u32, rm: &mut RmFields) {
+    fn backward(&mut self, _vc: u32, abr_queue: u32, rm: &mut RmFields) {
         rm.er = rm.er.min(self.ers as f32);
         if abr_queue > self.qt {
             rm.bits |= RM_CI;
         }
-    }
-
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abr::switch::testing::{brm, port};
+    use crate::abr::switch::Metered;
 
-    fn capc() -> Capc {
-        Capc {
-            target_utilization: 0.9,
+    fn capc(line_mbps: f64, n_vcs: usize) -> Metered<Capc> {
+        let rule = Capc {
             rup: 0.1,
             rdn: 0.8,
             eru: 1.5,
             erf: 0.5,
             qt: 500,
-            meter: IntervalMeter::new(5_000_000_000),
             ..Default::default()
-        }
+        };
+        port(rule, 0.9, line_mbps, n_vcs)
     }
 
     #[test]
     fn ers_moves_proportionally_to_the_load_and_rests_at_z_1() {
-        let mut c = capc();
-        c.start(100.0, 1);
+        let mut p = capc(100.0, 1);
+        let c = &mut p.rule;
         c.ers = 40.0;
         c.update(0.5, 100.0);
         assert!((c.ers - 40.0 * 1.05).abs() < 1e-9, "{}", c.ers);
@@ -150,19 +108,15 @@ mod tests {
         assert_eq!(c.ers, before, "z = 1 is the fixed point");
         // closed loop by hand: N sources each at ERS into one port: ERS -> U C / N
         let (n, cap) = (4.0, 150.0);
-        let mut c = capc();
-        c.start(cap, 4);
+        let mut p = capc(cap, 4);
+        let c = &mut p.rule;
         for _ in 0..400 {
             let z = n * c.ers / (0.9 * cap);
             c.update(z, cap);
         }
         assert!((c.ers - 0.9 * cap / n).abs() < 1e-6, "{}", c.ers);
-        let mut rm = RmFields {
-            er: 155.0,
-            ..Default::default()
-        };
-        c.on_backward(0, 501, &mut rm);
+        let rm = brm(&mut p, 0, 501, 155.0, 0.0);
         assert_eq!(rm.bits & RM_CI, RM_CI);
-        assert!((rm.er as f64 - c.ers).abs() < 1e-3);
+        assert!((rm.er as f64 - p.rule.ers).abs() < 1e-3);
     }
 }

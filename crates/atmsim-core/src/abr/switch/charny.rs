@@ -17,16 +17,13 @@
 //! at each interval's end, in O(active VCs) per pass (no allocation: the per-VC arrays are sized
 //! at the start).
 
-use super::{IntervalMeans, IntervalMeter, IntervalRecord, MeansSum, SwitchScheme};
+use super::{Allocation, Measurement, MeteredRule};
 use crate::abr::RM_DIR;
-use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
 
-/// Consistent marking at one output port.
+/// Consistent marking at one output port (in a [`super::Metered`]: U, the interval).
 #[derive(Clone, Debug, Default)]
 pub struct Charny {
-    pub target_utilization: f64,
-    pub meter: IntervalMeter,
     /// The capacity shared out, Mb/s.
     pub capacity: f64,
     /// The advertised rate, Mb/s.
@@ -34,7 +31,6 @@ pub struct Charny {
     pub(crate) interval_id: u32,
     /// Per VC: its rate (Mb/s) and the last interval it sent a forward cell in.
     pub(crate) vcs: Vec<(f64, u32)>,
-    pub sums: MeansSum,
 }
 
 impl Charny {
@@ -75,19 +71,16 @@ impl Charny {
     }
 }
 
-impl SwitchScheme for Charny {
-    fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
-        self.meter = IntervalMeter::new(self.meter.interval);
+impl MeteredRule for Charny {
+    fn start(&mut self, _line_mbps: f64, target_mbps: f64, n_vcs: usize) {
         self.vcs = vec![(0.0, 0); n_vcs];
-        self.capacity = self.target_utilization * line_mbps;
+        self.capacity = target_mbps;
         self.mu = self.capacity;
         self.interval_id = 1;
-        Some(self.meter.deadline)
     }
 
     #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
-        self.meter.abr_in += 1;
+    fn forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) {
         if !(cell.is_rm() && cell.rm.bits & RM_DIR != 0) {
             let id = self.interval_id;
             let v = &mut self.vcs[vc as usize];
@@ -97,108 +90,65 @@ impl SwitchScheme for Charny {
                 self.mu = self.advertised();
             }
         }
-        false
     }
 
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.meter.deadline)
-    }
-
-    fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
-        self.capacity = self.target_utilization * capacity;
+    fn close(&mut self, m: &Measurement) -> Allocation {
+        self.capacity = m.target;
         self.interval_id += 1;
         self.mu = self.advertised();
-        let z = if self.capacity > 0.0 {
-            input / self.capacity
-        } else {
-            f64::INFINITY
-        };
-        self.sums.add(in_window, z, self.mu, capacity);
-        Some(IntervalRecord {
-            z,
+        Allocation {
             fair: self.mu,
-            abr_capacity: capacity,
-            input,
-            target: self.capacity,
             er_max: self.mu,
-            abr_queue,
-        })
+        }
     }
 
     #[inline]
-    fn on_backward(&mut self, _vc: u32, _abr_queue: u32, rm: &mut RmFields) {
+    fn backward(&mut self, _vc: u32, _abr_queue: u32, rm: &mut RmFields) {
         rm.er = rm.er.min(self.mu as f32);
-    }
-
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::H_RM;
+    use crate::abr::switch::testing::{fwd, port};
+    use crate::abr::switch::Metered;
 
-    fn port(capacity: f64, n: usize) -> Charny {
-        let mut c = Charny {
-            target_utilization: 1.0,
-            meter: IntervalMeter::new(5_000_000_000),
-            ..Default::default()
-        };
-        c.start(capacity, n);
-        c
-    }
-
-    fn frm(c: &mut Charny, vc: u32, ccr: f64) {
-        let mut cell = Cell {
-            hdr: H_RM,
-            ..Default::default()
-        };
-        cell.rm.ccr = ccr as f32;
-        c.on_forward(0, vc, &mut cell);
+    /// A port of `capacity` Mb/s (all shared out) with `n` VCs.
+    fn charny(capacity: f64, n: usize) -> Metered<Charny> {
+        port(Charny::default(), 1.0, capacity, n)
     }
 
     #[test]
     fn marking_is_consistent_by_hand() {
         // 100 Mb/s, three VCs: one held at 10 elsewhere, two greedy: mu = (100 - 10) / 2
-        let mut c = port(100.0, 3);
-        frm(&mut c, 0, 10.0);
-        frm(&mut c, 1, 80.0);
-        frm(&mut c, 2, 80.0);
-        assert!((c.mu - 45.0).abs() < 1e-9, "{}", c.mu);
+        let mut c = charny(100.0, 3);
+        fwd(&mut c, 0, 10.0, 0.0);
+        fwd(&mut c, 1, 80.0, 0.0);
+        fwd(&mut c, 2, 80.0, 0.0);
+        assert!((c.rule.mu - 45.0).abs() < 1e-9, "{}", c.rule.mu);
         // all below: every VC marked, mu = C - sum + max
-        let mut c = port(100.0, 2);
-        frm(&mut c, 0, 10.0);
-        frm(&mut c, 1, 20.0);
-        assert!((c.mu - (100.0 - 30.0 + 20.0)).abs() < 1e-9, "{}", c.mu);
+        let mut c = charny(100.0, 2);
+        fwd(&mut c, 0, 10.0, 0.0);
+        fwd(&mut c, 1, 20.0, 0.0);
+        let want = 100.0 - 30.0 + 20.0;
+        assert!((c.rule.mu - want).abs() < 1e-9, "{}", c.rule.mu);
     }
 
     #[test]
     fn two_ports_in_a_row_reach_max_min() {
         // the upstream bottleneck by hand: port A (60) carries v0..v2, port B (100) carries v0,
         // v3; every source sends at the smaller of its ports' mu. Max-min: 20, 20, 20, 80.
-        let (mut a, mut b) = (port(60.0, 3), port(100.0, 2));
+        let (mut a, mut b) = (charny(60.0, 3), charny(100.0, 2));
         let mut rate = [150.0f64; 4];
         for _ in 0..50 {
             for (vc, r) in rate.iter().enumerate().take(3) {
-                frm(&mut a, vc as u32, *r);
+                fwd(&mut a, vc as u32, *r as f32, 0.0);
             }
-            frm(&mut b, 0, rate[0]);
-            frm(&mut b, 1, rate[3]);
-            rate = [a.mu.min(b.mu), a.mu, a.mu, b.mu];
+            fwd(&mut b, 0, rate[0] as f32, 0.0);
+            fwd(&mut b, 1, rate[3] as f32, 0.0);
+            let (a, b) = (a.rule.mu, b.rule.mu);
+            rate = [a.min(b), a, a, b];
         }
         for (r, want) in rate.iter().zip([20.0, 20.0, 20.0, 80.0]) {
             assert!((r - want).abs() < 1e-9, "{rate:?}");

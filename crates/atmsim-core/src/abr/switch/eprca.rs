@@ -89,50 +89,24 @@ impl SwitchScheme for Eprca {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::H_RM;
-
-    fn frm(ccr: f32) -> Cell {
-        Cell {
-            hdr: H_RM,
-            rm: RmFields {
-                ccr,
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
+    use crate::abr::switch::testing::{brm, eprca, frm, fwd};
 
     #[test]
     fn macr_averages_ccr_and_reductions_follow_the_queue() {
-        let mut e = Eprca {
-            av: 1.0 / 16.0,
-            dpf: 7.0 / 8.0,
-            erf: 15.0 / 16.0,
-            mrf: 0.25,
-            qt: 100,
-            dqt: 500,
-            ..Default::default()
-        };
+        let mut e = eprca();
         e.start(160.0, 2);
-        e.on_forward(0, 0, &mut frm(80.0));
+        fwd(&mut e, 0, 80.0, 0.0);
         assert!((e.macr - (160.0 + (80.0 - 160.0) / 16.0)).abs() < 1e-9);
         for _ in 0..2000 {
-            e.on_forward(0, 0, &mut frm(80.0));
-            e.on_forward(0, 1, &mut frm(40.0));
+            fwd(&mut e, 0, 80.0, 0.0);
+            fwd(&mut e, 1, 40.0, 0.0);
         }
         assert!(
             (e.macr - 60.0).abs() < 2.0,
             "MACR near the mean CCR: {}",
             e.macr
         );
-        let er = |e: &mut Eprca, vc, q| {
-            let mut rm = RmFields {
-                er: 155.0,
-                ..Default::default()
-            };
-            e.on_backward(vc, q, &mut rm);
-            rm.er as f64
-        };
+        let er = |e: &mut Eprca, vc, q| brm(e, vc, q, 155.0, 0.0).er as f64;
         assert_eq!(er(&mut e, 0, 50), 155.0, "not congested: ER untouched");
         assert!((er(&mut e, 0, 200) - 15.0 / 16.0 * e.macr).abs() < 1e-3);
         assert_eq!(
@@ -144,7 +118,7 @@ mod tests {
         // data cells and backward RM cells leave MACR alone
         let m = e.macr;
         e.on_forward(0, 0, &mut Cell::default());
-        let mut b = frm(1.0);
+        let mut b = frm(1.0, 0.0);
         b.rm.bits |= RM_DIR;
         e.on_forward(0, 0, &mut b);
         assert_eq!(e.macr, m);

@@ -11,7 +11,7 @@
 //! - A VC is active in an interval if it sent a forward cell (data or FRM) into the port.
 //! - ERICA+ uses the ABR queue length at the end of the interval for Tq.
 
-use super::{IntervalMeans, IntervalRecord, SwitchScheme};
+use super::{load_factor, IntervalRecord, MeansSum, SwitchScheme};
 use crate::abr::RM_DIR;
 use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
@@ -67,10 +67,7 @@ pub struct Erica {
     pub(crate) maxalloc_prev: f64,
     pub(crate) maxalloc_cur: f64,
     // means over intervals closed after warm-up
-    pub n_intervals: u64,
-    pub z_sum: f64,
-    pub fair_sum: f64,
-    pub cap_sum: f64,
+    pub sums: MeansSum,
 }
 
 impl Erica {
@@ -140,11 +137,7 @@ impl Erica {
             self.target_utilization
         };
         self.target = fraction * self.abr_capacity;
-        self.z = if self.target > 0.0 {
-            self.input / self.target
-        } else {
-            f64::INFINITY
-        };
+        self.z = load_factor(self.input, self.target);
         self.fair = self.target / self.n_active.max(1) as f64;
         let er_max = self.maxalloc_cur;
         self.maxalloc_prev = self.maxalloc_cur;
@@ -160,12 +153,8 @@ impl Erica {
         self.abr_in = 0;
         self.n_active = 0;
         self.interval_id += 1;
-        if in_window {
-            self.n_intervals += 1;
-            self.z_sum += self.z;
-            self.fair_sum += self.fair;
-            self.cap_sum += self.abr_capacity;
-        }
+        self.sums
+            .add(in_window, self.z, self.fair, self.abr_capacity);
         Some(IntervalRecord {
             z: self.z,
             fair: self.fair,
@@ -242,26 +231,23 @@ impl SwitchScheme for Erica {
         rm.er = rm.er.min(er as f32);
     }
 
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.n_intervals)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        (self.n_intervals > 0).then(|| {
-            let n = self.n_intervals as f64;
-            IntervalMeans {
-                z: self.z_sum / n,
-                fair_mbps: self.fair_sum / n,
-                abr_capacity_mbps: self.cap_sum / n,
-            }
-        })
+    fn means_sum(&self) -> Option<&MeansSum> {
+        Some(&self.sums)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::H_RM;
+    use crate::abr::switch::testing;
+
+    /// A forward RM cell of `flow` carrying `ccr`.
+    fn frm(flow: u32, ccr: f32) -> Cell {
+        Cell {
+            flow,
+            ..testing::frm(ccr, 0.0)
+        }
+    }
 
     #[test]
     fn f_of_tq() {
@@ -304,27 +290,10 @@ mod tests {
         // 100 Mb/s line, 10 Mb/s of CBR; 5 ms interval; VC0 and VC1 send; input 108 Mb/s
         let mut e = erica(false);
         let cell_ms = |mbps: f64| (mbps * 1e6 * 0.005 / 424.0).round() as u32;
-        let frm = |flow, ccr| Cell {
-            flow,
-            hdr: H_RM,
-            rm: RmFields {
-                er: 0.0,
-                ccr,
-                mcr: 0.0,
-                bits: 0,
-            },
-            ..Default::default()
-        };
         e.on_input(0, &frm(0, 72.0));
         e.on_input(1, &frm(1, 36.0));
         for _ in 0..cell_ms(108.0) - 2 {
-            e.on_input(
-                0,
-                &Cell {
-                    flow: 0,
-                    ..Default::default()
-                },
-            );
+            e.on_input(0, &Cell::default()); // data cells of VC 0
         }
         let hp = cell_ms(10.0) as u64;
         let r = e.end_interval(5_000_000_000, 100.0, hp, 0, true).unwrap();
@@ -344,13 +313,7 @@ mod tests {
         e.on_input(0, &frm(0, 72.0));
         e.on_input(1, &frm(1, 20.0));
         for _ in 0..cell_ms(50.0) - 2 {
-            e.on_input(
-                0,
-                &Cell {
-                    flow: 0,
-                    ..Default::default()
-                },
-            );
+            e.on_input(0, &Cell::default()); // data cells of VC 0
         }
         let r2 = e.end_interval(10_000_000_000, 100.0, hp, 0, true).unwrap();
         assert!(r2.z < 1.0);
@@ -365,17 +328,6 @@ mod tests {
     #[test]
     fn erica_basic_ignores_maxalloc() {
         let mut e = erica(true);
-        let frm = |flow, ccr| Cell {
-            flow,
-            hdr: H_RM,
-            rm: RmFields {
-                er: 0.0,
-                ccr,
-                mcr: 0.0,
-                bits: 0,
-            },
-            ..Default::default()
-        };
         e.on_input(0, &frm(0, 10.0));
         e.on_input(1, &frm(1, 10.0));
         let r = e.end_interval(5_000_000_000, 100.0, 0, 0, true).unwrap();

@@ -6,6 +6,9 @@
 //! (static dispatch, the pattern of smoltcp `src/socket/tcp/congestion.rs`: no `dyn` in the hot
 //! path). Adding a scheme is a new file and one line in the macro's list (then its
 //! `SchemeKind`, keys and checks in `scenario/`, and its arm in `build/abr.rs`'s `port_scheme`).
+//! A scheme timed by a clock interval writes only its rule, a [`MeteredRule`], and its variant
+//! holds a [`Metered`] of it: [`metered`] has the meter, the load factor, the interval record and
+//! the means they all share, and implements [`SwitchScheme`] for them.
 //!
 //! - [`efci`]: EFCI marking of forward data cells with queue thresholds ([`Thresholds`]).
 //! - [`rr`]: relative-rate marking (CI / NI) of backward RM cells, same thresholds.
@@ -33,10 +36,14 @@ pub mod charny;
 pub mod efci;
 pub mod eprca;
 pub mod erica;
+pub mod metered;
 pub mod osu;
 pub mod phantom;
 pub mod rr;
 pub mod ucsc;
+
+#[cfg(test)]
+mod testing;
 
 pub use aprc::Aprc;
 pub use capc::Capc;
@@ -44,6 +51,9 @@ pub use charny::Charny;
 pub use efci::{Efci, Thresholds};
 pub use eprca::Eprca;
 pub use erica::{erica_plus_fraction, Erica, VcState};
+pub use metered::{
+    load_factor, Allocation, IntervalMeter, MeansSum, Measurement, Metered, MeteredRule,
+};
 pub use osu::Osu;
 pub use phantom::Phantom;
 pub use rr::RelativeRate;
@@ -91,14 +101,21 @@ pub trait SwitchScheme {
     /// with `abr_queue` ABR cells waiting here: the scheme writes its feedback into the cell.
     fn on_backward(&mut self, _vc: u32, _abr_queue: u32, _rm: &mut RmFields) {}
 
+    /// The sums of the means over the intervals closed after warm-up (None: the scheme has no
+    /// intervals); [`SwitchScheme::intervals_closed`] and [`SwitchScheme::interval_means`]
+    /// default to them.
+    fn means_sum(&self) -> Option<&MeansSum> {
+        None
+    }
+
     /// Averaging intervals closed after warm-up (None: the scheme has no intervals).
     fn intervals_closed(&self) -> Option<u64> {
-        None
+        self.means_sum().map(|s| s.n)
     }
 
     /// Means over the intervals closed after warm-up (None: no intervals, or none closed).
     fn interval_means(&self) -> Option<IntervalMeans> {
-        None
+        self.means_sum().and_then(MeansSum::means)
     }
 }
 
@@ -214,17 +231,17 @@ port_schemes! {
     /// EPRCA (`eprca.rs`).
     Eprca(Box<Eprca>),
     /// APRC (`aprc.rs`).
-    Aprc(Box<Aprc>),
+    Aprc(Box<Metered<Aprc>>),
     /// CAPC (`capc.rs`).
-    Capc(Box<Capc>),
+    Capc(Box<Metered<Capc>>),
     /// The OSU scheme (`osu.rs`).
-    Osu(Box<Osu>),
+    Osu(Box<Metered<Osu>>),
     /// Phantom (`phantom.rs`).
-    Phantom(Box<Phantom>),
+    Phantom(Box<Metered<Phantom>>),
     /// Charny's consistent marking (`charny.rs`).
-    Charny(Box<Charny>),
+    Charny(Box<Metered<Charny>>),
     /// The UCSC scheme (`ucsc.rs`).
-    Ucsc(Box<Ucsc>),
+    Ucsc(Box<Metered<Ucsc>>),
 }
 
 impl PortScheme {
@@ -232,73 +249,6 @@ impl PortScheme {
     #[inline]
     pub fn is_none(&self) -> bool {
         matches!(self, PortScheme::None)
-    }
-}
-
-/// An averaging interval timed by the clock (`interval` ps) and the ABR cells that entered the
-/// port in it: the measurement CAPC, the OSU scheme, Phantom and APRC share.
-#[derive(Clone, Debug, Default)]
-pub struct IntervalMeter {
-    pub interval: SimTime,
-    pub start: SimTime,
-    pub deadline: SimTime,
-    pub abr_in: u32,
-}
-
-impl IntervalMeter {
-    pub fn new(interval: SimTime) -> Self {
-        IntervalMeter {
-            interval,
-            deadline: interval,
-            ..Default::default()
-        }
-    }
-
-    /// Close the interval at `now`: its length in seconds (None if empty), the ABR input rate
-    /// and the ABR capacity (line rate less `hp_cells` of CBR/VBR), Mb/s; the next one starts.
-    pub fn close(&mut self, now: SimTime, line_mbps: f64, hp_cells: u64) -> Option<(f64, f64)> {
-        if now <= self.start {
-            return None;
-        }
-        let dt = (now - self.start) as f64 / 1e12;
-        let mbps = |cells: f64| cells * 424.0 / dt / 1e6;
-        let input = mbps(self.abr_in as f64);
-        let capacity = (line_mbps - mbps(hp_cells as f64)).max(0.0);
-        self.start = now;
-        self.deadline = now + self.interval;
-        self.abr_in = 0;
-        Some((input, capacity))
-    }
-}
-
-/// Running sums of the interval means of a port's summary ([`IntervalMeans`]).
-#[derive(Clone, Debug, Default)]
-pub struct MeansSum {
-    pub n: u64,
-    pub z: f64,
-    pub fair: f64,
-    pub cap: f64,
-}
-
-impl MeansSum {
-    pub fn add(&mut self, in_window: bool, z: f64, fair: f64, cap: f64) {
-        if in_window {
-            self.n += 1;
-            self.z += z;
-            self.fair += fair;
-            self.cap += cap;
-        }
-    }
-
-    pub fn means(&self) -> Option<IntervalMeans> {
-        (self.n > 0).then(|| {
-            let n = self.n as f64;
-            IntervalMeans {
-                z: self.z / n,
-                fair_mbps: self.fair / n,
-                abr_capacity_mbps: self.cap / n,
-            }
-        })
     }
 }
 
@@ -400,9 +350,9 @@ mod tests {
         assert_eq!(rm.er, 150f32.min(e.feedback(1) as f32));
         assert_eq!(s.intervals_closed(), Some(1));
         let m = s.interval_means().unwrap();
-        assert_eq!(m.z, e.z_sum / e.n_intervals as f64);
-        assert_eq!(m.fair_mbps, e.fair_sum / e.n_intervals as f64);
-        assert_eq!(m.abr_capacity_mbps, e.cap_sum / e.n_intervals as f64);
+        assert_eq!(m.z, e.sums.z / e.sums.n as f64);
+        assert_eq!(m.fair_mbps, e.sums.fair / e.sums.n as f64);
+        assert_eq!(m.abr_capacity_mbps, e.sums.cap / e.sums.n as f64);
     }
 }
 

@@ -14,17 +14,14 @@
 //! forward RM cell's; before the first interval z = 1 and FairShare = the target rate; ER is at
 //! most the target rate; with no input (z = 0) ER is the target rate.
 
-use super::{IntervalMeans, IntervalMeter, IntervalRecord, MeansSum, SwitchScheme};
+use super::{Allocation, Measurement, MeteredRule};
 use crate::abr::RM_DIR;
-use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
 
-/// The OSU scheme at one output port.
+/// The OSU scheme at one output port (in a [`super::Metered`]: U, the interval, z).
 #[derive(Clone, Debug, Default)]
 pub struct Osu {
-    pub target_utilization: f64,
     pub delta: f64,
-    pub meter: IntervalMeter,
     pub z: f64,
     pub fair: f64,
     pub target: f64,
@@ -32,7 +29,6 @@ pub struct Osu {
     pub(crate) n_active: u32,
     /// Per VC: CCR (Mb/s) and the interval it last sent in.
     pub(crate) vcs: Vec<(f64, u32)>,
-    pub sums: MeansSum,
 }
 
 impl Osu {
@@ -56,20 +52,17 @@ impl Osu {
     }
 }
 
-impl SwitchScheme for Osu {
-    fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
-        self.meter = IntervalMeter::new(self.meter.interval);
+impl MeteredRule for Osu {
+    fn start(&mut self, _line_mbps: f64, target_mbps: f64, n_vcs: usize) {
         self.vcs = vec![(0.0, 0); n_vcs];
-        self.target = self.target_utilization * line_mbps;
+        self.target = target_mbps;
         self.fair = self.target;
         self.z = 1.0;
         self.interval_id = 1;
-        Some(self.meter.deadline)
     }
 
     #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
-        self.meter.abr_in += 1;
+    fn forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) {
         if !(cell.is_rm() && cell.rm.bits & RM_DIR != 0) {
             let v = &mut self.vcs[vc as usize];
             if v.1 != self.interval_id {
@@ -80,71 +73,40 @@ impl SwitchScheme for Osu {
                 v.0 = cell.rm.ccr as f64;
             }
         }
-        false
     }
 
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.meter.deadline)
-    }
-
-    fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
-        self.target = self.target_utilization * capacity;
-        self.z = if self.target > 0.0 {
-            input / self.target
-        } else {
-            f64::INFINITY
-        };
+    fn close(&mut self, m: &Measurement) -> Allocation {
+        self.target = m.target;
+        self.z = m.z;
         self.fair = self.target / self.n_active.max(1) as f64;
         self.n_active = 0;
         self.interval_id += 1;
-        self.sums.add(in_window, self.z, self.fair, capacity);
-        Some(IntervalRecord {
-            z: self.z,
+        Allocation {
             fair: self.fair,
-            abr_capacity: capacity,
-            input,
-            target: self.target,
             er_max: self.target,
-            abr_queue,
-        })
+        }
     }
 
     #[inline]
-    fn on_backward(&mut self, vc: u32, _abr_queue: u32, rm: &mut RmFields) {
+    fn backward(&mut self, vc: u32, _abr_queue: u32, rm: &mut RmFields) {
         let er = self.rate(self.vcs[vc as usize].0);
         rm.er = rm.er.min(er as f32);
-    }
-
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abr::switch::testing::port;
 
     #[test]
     fn load_adjustment_and_convergence_to_the_target() {
-        let mut o = Osu {
-            target_utilization: 0.9,
+        let rule = Osu {
             delta: 0.1,
-            meter: IntervalMeter::new(5_000_000_000),
             ..Default::default()
         };
-        o.start(100.0, 2);
+        let mut p = port(rule, 0.9, 100.0, 2);
+        let o = &mut p.rule;
         o.z = 2.0;
         assert!(
             (o.rate(60.0) - 30.0).abs() < 1e-12,

@@ -11,21 +11,18 @@
 //! averages with separate increase and decrease factors we could not check). MACR starts at the
 //! line rate (our choice).
 
-use super::{IntervalMeans, IntervalMeter, IntervalRecord, MeansSum, SwitchScheme};
-use crate::time::SimTime;
-use crate::wire::{Cell, RmFields};
+use super::{Allocation, Measurement, MeteredRule};
+use crate::wire::RmFields;
 
-/// Phantom at one output port.
+/// Phantom at one output port (in a [`super::Metered`] with U = 1: z = input / ABR capacity).
 #[derive(Clone, Debug, Default)]
 pub struct Phantom {
     /// Utilization factor.
     pub uf: f64,
     /// Averaging factor of MACR.
     pub av: f64,
-    pub meter: IntervalMeter,
     /// The averaged unused capacity, Mb/s.
     pub macr: f64,
-    pub sums: MeansSum,
 }
 
 impl Phantom {
@@ -35,80 +32,38 @@ impl Phantom {
     }
 }
 
-impl SwitchScheme for Phantom {
-    fn start(&mut self, line_mbps: f64, _n_vcs: usize) -> Option<SimTime> {
-        self.meter = IntervalMeter::new(self.meter.interval);
+impl MeteredRule for Phantom {
+    fn start(&mut self, line_mbps: f64, _target_mbps: f64, _n_vcs: usize) {
         self.macr = line_mbps;
-        Some(self.meter.deadline)
     }
 
-    #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, _vc: u32, _cell: &mut Cell) -> bool {
-        self.meter.abr_in += 1;
-        false
-    }
-
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.meter.deadline)
-    }
-
-    fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
-        self.update(capacity - input);
-        let z = if capacity > 0.0 {
-            input / capacity
-        } else {
-            f64::INFINITY
-        };
+    fn close(&mut self, m: &Measurement) -> Allocation {
+        self.update(m.capacity - m.input);
         let fair = self.uf * self.macr;
-        self.sums.add(in_window, z, fair, capacity);
-        Some(IntervalRecord {
-            z,
-            fair,
-            abr_capacity: capacity,
-            input,
-            target: capacity,
-            er_max: fair,
-            abr_queue,
-        })
+        Allocation { fair, er_max: fair }
     }
 
     #[inline]
-    fn on_backward(&mut self, _vc: u32, _abr_queue: u32, rm: &mut RmFields) {
+    fn backward(&mut self, _vc: u32, _abr_queue: u32, rm: &mut RmFields) {
         rm.er = rm.er.min((self.uf * self.macr) as f32);
-    }
-
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abr::switch::testing::port;
 
     #[test]
     fn fixed_point_is_uf_c_over_one_plus_n_uf() {
         for (n, uf) in [(1.0, 1.0), (3.0, 1.0), (4.0, 2.0)] {
             let c = 150.0;
-            let mut p = Phantom {
+            let rule = Phantom {
                 uf,
                 av: 1.0 / 16.0,
-                meter: IntervalMeter::new(1),
                 ..Default::default()
             };
-            p.start(c, 1);
+            let p = &mut port(rule, 1.0, c, 1).rule;
             for _ in 0..2000 {
                 let r = p.uf * p.macr; // every session sends at its ER
                 p.update(c - (n * r).min(c));

@@ -31,9 +31,8 @@
 //! compared at the RM field's precision (f32), so that a VC given exactly A and reporting it
 //! back is not mistaken for a restricted one.
 
-use super::{IntervalMeans, IntervalMeter, IntervalRecord, MeansSum, SwitchScheme};
+use super::{Allocation, Measurement, MeteredRule};
 use crate::abr::RM_DIR;
-use crate::time::SimTime;
 use crate::wire::{Cell, RmFields};
 
 /// Per-VC state of a UCSC port.
@@ -46,11 +45,9 @@ pub struct UcscVc {
     seen: u32,
 }
 
-/// The UCSC scheme at one output port.
+/// The UCSC scheme at one output port (in a [`super::Metered`]: U, the interval).
 #[derive(Clone, Debug, Default)]
 pub struct Ucsc {
-    pub target_utilization: f64,
-    pub meter: IntervalMeter,
     /// The capacity shared out, C, Mb/s.
     pub capacity: f64,
     /// The advertised rate A, Mb/s.
@@ -61,7 +58,6 @@ pub struct Ucsc {
     pub(crate) n_active: u32,
     pub(crate) n_restricted: u32,
     pub(crate) restricted_sum: f64,
-    pub sums: MeansSum,
 }
 
 impl Ucsc {
@@ -120,22 +116,19 @@ impl Ucsc {
     }
 }
 
-impl SwitchScheme for Ucsc {
-    fn start(&mut self, line_mbps: f64, n_vcs: usize) -> Option<SimTime> {
-        self.meter = IntervalMeter::new(self.meter.interval);
+impl MeteredRule for Ucsc {
+    fn start(&mut self, _line_mbps: f64, target_mbps: f64, n_vcs: usize) {
         self.vcs = vec![UcscVc::default(); n_vcs];
-        self.capacity = self.target_utilization * line_mbps;
+        self.capacity = target_mbps;
         self.advertised = self.capacity;
         self.interval_id = 1;
         self.n_active = 0;
         self.n_restricted = 0;
         self.restricted_sum = 0.0;
-        Some(self.meter.deadline)
     }
 
     #[inline]
-    fn on_forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) -> bool {
-        self.meter.abr_in += 1;
+    fn forward(&mut self, _abr_queue: u32, vc: u32, cell: &mut Cell) {
         if !(cell.is_rm() && cell.rm.bits & RM_DIR != 0) {
             let id = self.interval_id;
             let was_active = self.active(self.vcs[vc as usize].seen);
@@ -148,23 +141,10 @@ impl SwitchScheme for Ucsc {
                 cell.rm.er = cell.rm.er.min(self.advertised as f32);
             }
         }
-        false
     }
 
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.meter.deadline)
-    }
-
-    fn close_interval(
-        &mut self,
-        now: SimTime,
-        line_mbps: f64,
-        hp_cells: u64,
-        abr_queue: u32,
-        in_window: bool,
-    ) -> Option<IntervalRecord> {
-        let (input, capacity) = self.meter.close(now, line_mbps, hp_cells)?;
-        self.capacity = self.target_utilization * capacity;
+    fn close(&mut self, m: &Measurement) -> Allocation {
+        self.capacity = m.target;
         self.interval_id += 1;
         // VCs silent for a whole interval leave the active set (once per interval: O(VCs))
         for i in 0..self.vcs.len() {
@@ -175,120 +155,87 @@ impl SwitchScheme for Ucsc {
             }
         }
         self.advertised = self.equal_share();
-        let z = if self.capacity > 0.0 {
-            input / self.capacity
-        } else {
-            f64::INFINITY
-        };
-        self.sums.add(in_window, z, self.advertised, capacity);
-        Some(IntervalRecord {
-            z,
+        Allocation {
             fair: self.advertised,
-            abr_capacity: capacity,
-            input,
-            target: self.capacity,
             er_max: self.advertised,
-            abr_queue,
-        })
+        }
     }
 
     #[inline]
-    fn on_backward(&mut self, vc: u32, _abr_queue: u32, rm: &mut RmFields) {
+    fn backward(&mut self, vc: u32, _abr_queue: u32, rm: &mut RmFields) {
         let request = (rm.er.min(rm.ccr)) as f64;
         let a = self.update(vc, request);
         rm.er = rm.er.min(a as f32);
-    }
-
-    fn intervals_closed(&self) -> Option<u64> {
-        Some(self.sums.n)
-    }
-
-    fn interval_means(&self) -> Option<IntervalMeans> {
-        self.sums.means()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::H_RM;
+    use crate::abr::switch::testing::{brm, fwd, port, INTERVAL};
+    use crate::abr::switch::{Metered, SwitchScheme};
 
-    fn port(capacity: f64, n: usize) -> Ucsc {
-        let mut u = Ucsc {
-            target_utilization: 1.0,
-            meter: IntervalMeter::new(5_000_000_000),
-            ..Default::default()
-        };
-        u.start(capacity, n);
-        u
+    /// A port of `capacity` Mb/s (all shared out) with `n` VCs.
+    fn ucsc(capacity: f64, n: usize) -> Metered<Ucsc> {
+        port(Ucsc::default(), 1.0, capacity, n)
     }
 
     /// A forward RM cell of `vc` (makes it active); returns the ER it leaves with.
-    fn frm(u: &mut Ucsc, vc: u32, er: f32) -> f32 {
-        let mut cell = Cell {
-            hdr: H_RM,
-            ..Default::default()
-        };
-        cell.rm.er = er;
-        u.on_forward(0, vc, &mut cell);
-        cell.rm.er
+    fn frm(u: &mut Metered<Ucsc>, vc: u32, er: f32) -> f32 {
+        fwd(u, vc, 0.0, er)
     }
 
     /// A backward RM cell of `vc` carrying `er` and `ccr`; returns the ER written.
-    fn brm(u: &mut Ucsc, vc: u32, er: f32, ccr: f32) -> f32 {
-        let mut rm = RmFields {
-            er,
-            ccr,
-            bits: RM_DIR,
-            ..Default::default()
-        };
-        u.on_backward(vc, 0, &mut rm);
-        rm.er
+    fn back(u: &mut Metered<Ucsc>, vc: u32, er: f32, ccr: f32) -> f32 {
+        brm(u, vc, 0, er, ccr).er
     }
 
     #[test]
     fn restricted_vcs_leave_their_share_to_the_others() {
         // 100 Mb/s, three VCs: one held at 10 elsewhere, two asking for the line rate
-        let mut u = port(100.0, 3);
+        let mut u = ucsc(100.0, 3);
         // each VC that becomes active is counted before its cell is stamped: C / 1, C / 2, C / 3
         for (vc, n) in [(0u32, 1.0f64), (1, 2.0), (2, 3.0)] {
             assert_eq!(frm(&mut u, vc, 150.0), (100.0 / n) as f32);
         }
-        assert!((u.advertised - 100.0 / 3.0).abs() < 1e-9);
-        brm(&mut u, 0, 10.0, 10.0);
-        assert_eq!((u.n_restricted, u.restricted_sum), (1, 10.0));
-        assert!((u.advertised - 45.0).abs() < 1e-9, "(100 - 10) / 2");
+        assert!((u.rule.advertised - 100.0 / 3.0).abs() < 1e-9);
+        back(&mut u, 0, 10.0, 10.0);
+        assert_eq!((u.rule.n_restricted, u.rule.restricted_sum), (1, 10.0));
+        assert!((u.rule.advertised - 45.0).abs() < 1e-9, "(100 - 10) / 2");
         // a greedy VC is unrestricted and gets A
-        assert_eq!(brm(&mut u, 1, 150.0, 45.0), 45.0);
-        assert_eq!(u.n_restricted, 1);
+        assert_eq!(back(&mut u, 1, 150.0, 45.0), 45.0);
+        assert_eq!(u.rule.n_restricted, 1);
         // the restricted VC's limit rises above A: it becomes unrestricted, A = 100 / 3
-        let a = brm(&mut u, 0, 150.0, 60.0);
-        assert_eq!(u.n_restricted, 0);
+        let a = back(&mut u, 0, 150.0, 60.0);
+        assert_eq!(u.rule.n_restricted, 0);
         assert!((a as f64 - 100.0 / 3.0).abs() < 1e-5);
     }
 
     #[test]
     fn every_vc_restricted_offers_the_spare_to_the_largest() {
-        let mut u = port(100.0, 2);
+        let mut u = ucsc(100.0, 2);
         frm(&mut u, 0, 150.0);
         frm(&mut u, 1, 150.0);
-        brm(&mut u, 0, 10.0, 10.0);
-        brm(&mut u, 1, 20.0, 20.0);
-        assert_eq!(u.n_restricted, 2);
-        assert!((u.advertised - (100.0 - 30.0 + 20.0)).abs() < 1e-9);
+        back(&mut u, 0, 10.0, 10.0);
+        back(&mut u, 1, 20.0, 20.0);
+        assert_eq!(u.rule.n_restricted, 2);
+        assert!((u.rule.advertised - (100.0 - 30.0 + 20.0)).abs() < 1e-9);
     }
 
     #[test]
     fn a_silent_vc_leaves_the_active_set() {
-        let mut u = port(100.0, 2);
+        let mut u = ucsc(100.0, 2);
         frm(&mut u, 0, 150.0);
         frm(&mut u, 1, 150.0);
-        brm(&mut u, 1, 10.0, 10.0);
-        u.close_interval(5_000_000_000, 100.0, 0, 0, true);
+        back(&mut u, 1, 10.0, 10.0);
+        u.close_interval(INTERVAL, 100.0, 0, 0, true);
         frm(&mut u, 0, 150.0); // VC 1 silent in interval 2
-        u.close_interval(10_000_000_000, 100.0, 0, 0, true);
-        assert_eq!((u.n_active, u.n_restricted, u.restricted_sum), (1, 0, 0.0));
-        assert!((u.advertised - 100.0).abs() < 1e-9);
+        u.close_interval(2 * INTERVAL, 100.0, 0, 0, true);
+        assert_eq!(
+            (u.rule.n_active, u.rule.n_restricted, u.rule.restricted_sum),
+            (1, 0, 0.0)
+        );
+        assert!((u.rule.advertised - 100.0).abs() < 1e-9);
     }
 
     #[test]
@@ -296,7 +243,7 @@ mod tests {
         // the upstream bottleneck by hand: port A (60) carries v0..v2, port B (100) carries v0,
         // v3; a VC's forward RM cell crosses A then B (v3 only B), its backward RM cell B then
         // A; every source sends at the ER it gets back. Max-min: 20, 20, 20, 80.
-        let (mut a, mut b) = (port(60.0, 3), port(100.0, 2));
+        let (mut a, mut b) = (ucsc(60.0, 3), ucsc(100.0, 2));
         let mut rate = [10.0f32; 4];
         for _ in 0..20 {
             let mut er = [150.0f32; 4];
@@ -305,10 +252,10 @@ mod tests {
             }
             er[0] = frm(&mut b, 0, er[0]);
             er[3] = frm(&mut b, 1, er[3]);
-            er[0] = brm(&mut b, 0, er[0], rate[0]);
-            er[3] = brm(&mut b, 1, er[3], rate[3]);
+            er[0] = back(&mut b, 0, er[0], rate[0]);
+            er[3] = back(&mut b, 1, er[3], rate[3]);
             for vc in 0..3 {
-                er[vc] = brm(&mut a, vc as u32, er[vc], rate[vc]);
+                er[vc] = back(&mut a, vc as u32, er[vc], rate[vc]);
             }
             rate = er;
         }
