@@ -552,8 +552,10 @@ impl EventQueue {
         *self.heap.peek_mut().expect("a hole is a heap entry") = Reverse(key);
     }
 
-    /// A new heap entry.
-    #[inline(never)]
+    /// A new heap entry. Inline: out of line its call saved and restored registers, about 10
+    /// instructions of each (bench (a): 469.90 -> 467.62 instructions per cell-hop); the
+    /// replacement of the hole stays out of line (inlined as well: 469.79).
+    #[inline(always)]
     fn add_key(&mut self, key: u128) {
         self.heap.push(Reverse(key));
     }
