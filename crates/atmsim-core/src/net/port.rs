@@ -43,7 +43,7 @@ pub struct Port {
     /// the queue empty behind a busy line.
     pub(crate) tx_at: SimTime,
     /// Start times of the cells already on the link that still count as waiting (ascending).
-    pub(crate) starts: std::collections::VecDeque<SimTime>,
+    pub(crate) starts: crate::engine::Ring<SimTime>,
     /// The cells waiting, per category, and the admission limits.
     pub(crate) queue: Queue,
     /// Which category goes next.
@@ -248,21 +248,31 @@ impl Port {
         }
     }
 
+    /// [`Port::catch_up`]'s loop: the starts in one pass, the counters once at the end (the
+    /// queue's area as `mark_queue` then `count_out` at each start would have summed it, term
+    /// by term; the counts by `count_out` and `count_start` `n` times).
     #[inline(never)]
     fn catch_up_from(&mut self, now: SimTime, inclusive: bool) -> u64 {
-        let mut n = 0;
+        let mut n = 0u32;
+        let mut len = self.queue.len;
+        let mut area = self.stats.area;
+        let mut last = self.stats.last_change;
         while let Some(&s) = self.starts.front() {
             if s > now || (s == now && !inclusive) {
                 break;
             }
             self.starts.pop_front();
-            self.mark_queue(s);
-            let cls = self.computed_cls as usize;
-            self.queue.count_out(cls);
-            self.count_start(cls);
+            area += len as u128 * (s - last) as u128;
+            last = s;
+            len -= 1;
             n += 1;
         }
-        n
+        self.stats.area = area;
+        self.stats.last_change = last;
+        let cls = self.computed_cls as usize;
+        self.queue.count_out_n(cls, n);
+        self.count_starts(cls, n as u64);
+        n as u64
     }
 
     /// Account the queue-length integral up to `now` (call before the length changes).
@@ -336,5 +346,15 @@ impl Port {
         }
         self.stats.tx_cells += 1;
         self.stats.tx_total += 1;
+    }
+
+    /// [`Port::count_start`] `n` times.
+    #[inline(always)]
+    fn count_starts(&mut self, cls: usize, n: u64) {
+        if cls < crate::net::Category::Abr as usize {
+            self.hp_tx += n;
+        }
+        self.stats.tx_cells += n;
+        self.stats.tx_total += n;
     }
 }

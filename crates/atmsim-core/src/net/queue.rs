@@ -88,6 +88,13 @@ impl Queue {
         self.len -= 1;
     }
 
+    /// [`Queue::count_out`] `n` times.
+    #[inline]
+    pub fn count_out_n(&mut self, cls: usize, n: u32) {
+        self.class_len[cls] -= n;
+        self.len -= n;
+    }
+
     /// Which categories have cells waiting.
     #[inline]
     pub fn nonempty(&self) -> [bool; 5] {

@@ -10,13 +10,21 @@ use crate::app::{Application, Asks, Ctx};
 use crate::metrics::CellOutcome;
 use crate::net::*;
 use crate::sim::*;
-use crate::wire::{Cell, FrameEvent, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
+use crate::wire::{Cell, FrameEvent, SegHdr, CELL_PAYLOAD, H_CLP, H_ERR, H_MIS};
 
 impl Simulation {
     /// A cell reaches the last node of its flow at `now`: the time of the event that carries
     /// it, or its arrival time on a passive sink's link, delivered later (`sim/sink.rs`).
-    pub(crate) fn deliver(&mut self, mut cell: Cell, now: SimTime) {
-        let in_window = now >= self.warmup;
+    ///
+    /// The statistics inline, each condition tested once (the warm-up, RM), and the rest out of
+    /// line ([`Simulation::deliver_on`]: a VS/VD switch's feedback, the trace, the receiving
+    /// endpoint), taken only when there is something to do there, so the common path keeps
+    /// fewer registers (issue 27 item 3).
+    pub(crate) fn deliver(&mut self, cell: Cell, now: SimTime) {
+        let warmup = self.warmup;
+        let in_window = now >= warmup;
+        let counted = cell.created >= warmup;
+        let rm = cell.is_rm();
         let f = &mut self.flows[cell.flow as usize];
         if cell.hdr & H_MIS != 0 {
             // a stranger: counted, not delivered to the application
@@ -27,30 +35,30 @@ impl Simulation {
             return;
         }
         let errored = cell.hdr & H_ERR != 0;
-        if !cell.is_rm() && cell.created >= self.warmup {
-            // SECBR blocks in sending order: a gap in the sequence numbers is lost cells
-            if let Some(next) = f.rx_next {
-                for _ in 0..cell.seq.wrapping_sub(next).min(1 << 20) {
-                    f.blocks.record(CellOutcome::Lost);
+        if !rm {
+            if counted {
+                // SECBR blocks in sending order: a gap in the sequence numbers is lost cells
+                if let Some(next) = f.rx_next {
+                    for _ in 0..cell.seq.wrapping_sub(next).min(1 << 20) {
+                        f.blocks.record(CellOutcome::Lost);
+                    }
                 }
+                f.blocks.record(if errored {
+                    CellOutcome::Errored
+                } else {
+                    CellOutcome::Delivered
+                });
             }
-            f.blocks.record(if errored {
-                CellOutcome::Errored
-            } else {
-                CellOutcome::Delivered
-            });
-        }
-        if !cell.is_rm() {
             f.rx_next = Some(cell.seq.wrapping_add(1));
         }
-        let st = &mut f.stats;
-        if cell.created >= self.warmup && cell.hdr & H_CLP == 0 {
-            st.delivered_clp0 += 1;
-        }
-        if errored && cell.created >= self.warmup {
-            st.errored += 1;
-        }
-        if cell.created >= self.warmup {
+        if counted {
+            let st = &mut f.stats;
+            if cell.hdr & H_CLP == 0 {
+                st.delivered_clp0 += 1;
+            }
+            if errored {
+                st.errored += 1;
+            }
             st.delivered += 1;
             let d = now - cell.created;
             st.ctd_sum += d as u128;
@@ -59,28 +67,27 @@ impl Simulation {
             st.ctd_hist.record(d.saturating_sub(f.base_ps));
         }
         let mut frame_done = None;
-        if cell.is_rm() {
+        if rm {
             // RM cells take capacity but carry no user data
-        } else if f.sar.framed {
-            match f.sar.receive(cell.seq, cell.is_eof(), cell.len, errored) {
-                FrameEvent::None => {}
-                FrameEvent::Delivered { len } => {
-                    frame_done = Some((len as u32, cell.seg));
-                    if cell.created >= self.warmup {
-                        f.stats.frames_delivered += 1;
-                        f.stats.frame_bytes_delivered += len as u64;
+        } else {
+            if f.sar.framed {
+                match f.sar.receive(cell.seq, cell.is_eof(), cell.len, errored) {
+                    FrameEvent::None => {}
+                    FrameEvent::Delivered { len } => {
+                        frame_done = Some((len as u32, cell.seg));
+                        if counted {
+                            f.stats.frames_delivered += 1;
+                            f.stats.frame_bytes_delivered += len as u64;
+                        }
+                        if in_window {
+                            f.stats.user_bytes_window += len as u64;
+                        }
                     }
-                    if in_window {
-                        f.stats.user_bytes_window += len as u64;
-                    }
+                    FrameEvent::Lost => {}
                 }
-                FrameEvent::Lost => {}
+            } else if in_window {
+                f.stats.user_bytes_window += CELL_PAYLOAD as u64;
             }
-        } else if in_window {
-            f.stats.user_bytes_window += CELL_PAYLOAD as u64;
-        }
-        if !cell.is_rm() {
-            self.flow_rx[cell.flow as usize].total += 1;
             if in_window {
                 f.stats.rx_cells_window += 1;
             }
@@ -92,11 +99,32 @@ impl Simulation {
         } else {
             (NONE, NONE, 0.0, NONE)
         };
-        let e = if vs != NONE && !cell.is_rm() {
+        let e = if vs != NONE && !rm {
             vs
         } else {
             f.rx_endpoint(cell.seg.conn)
         };
+        if !rm {
+            self.flow_rx[cell.flow as usize].total += 1;
+        }
+        if e != NONE || (vs_fwd != NONE && rm) || self.tracer.on {
+            self.deliver_on(cell, now, e, (vs, next, drain_s, vs_fwd), frame_done);
+        }
+    }
+
+    /// [`Simulation::deliver`] after the statistics, at `now`: a BRM's feedback at a VS/VD switch, the
+    /// trace's row, and the hand-over to endpoint `e` (NONE: none), in that order; `vs`: the
+    /// flow's virtual source, its next flow, drain time and forward segment (NONE, NONE, 0,
+    /// NONE without a VS/VD switch).
+    #[inline(never)]
+    fn deliver_on(
+        &mut self,
+        mut cell: Cell,
+        now: SimTime,
+        e: u32,
+        (vs, next, drain_s, vs_fwd): (u32, u32, f64, u32),
+        frame_done: Option<(u32, SegHdr)>,
+    ) {
         if vs_fwd != NONE && cell.is_rm() {
             // a BRM of a segment that starts at a VS/VD switch: the switch's own output port
             // for the segment gives its feedback before the virtual source takes the cell

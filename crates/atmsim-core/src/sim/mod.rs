@@ -39,10 +39,10 @@ mod workload_tests;
 
 pub use crate::host::endpoint::EndpointHooks;
 pub use crate::host::Endpoint;
-pub use crate::net::Shaper;
-pub use crate::wire::Sar;
 pub use crate::metrics::Monitor;
+pub use crate::net::Shaper;
 pub use crate::stats::ci::batch_means_ci95;
+pub use crate::wire::Sar;
 pub use accounting::{FrameInTransit, InNetwork};
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
@@ -293,7 +293,15 @@ impl Simulation {
                 let flow = ep.flow;
                 self.emit(flow);
                 if let Some(t) = next {
-                    self.arm_timer(e, t);
+                    // `arm_timer` where the timer is known to be unset (cleared above; a cell's
+                    // emission sets no endpoint's timer): no stale entry to account for
+                    let t = t.max(self.now);
+                    let ep = &mut self.endpoints[e as usize];
+                    debug_assert_eq!(ep.timer_at, None);
+                    ep.timer_at = Some(t);
+                    if t < self.end {
+                        self.queue.push(t, Event::Endpoint(e));
+                    }
                 }
                 return;
             }
