@@ -51,7 +51,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// A FIFO of `Copy` values in a power-of-two ring (safe code): what the per-cell paths used
-/// `VecDeque` for (the event queue's lanes, a computed-departure port's start times), with an
+/// `VecDeque` for (the event queue's lanes, a computed-departure port's start times, the links'
+/// cells in flight), with an
 /// index wrapped by a mask instead of `VecDeque`'s compare-and-subtract, and the common push
 /// inlined (its growth out of line). Issue 27 item 3: cachegrind, bench (a), the lane's push was
 /// about 90 instructions with `VecDeque::push_back` out of line.
@@ -161,8 +162,7 @@ impl<T: Copy + Default> Ring<T> {
         self.rebuild(cap);
     }
 
-    /// Room for `extra` more without growing.
-    #[cfg(test)]
+    /// Room for `extra` more without growing (a power of two).
     pub(crate) fn reserve(&mut self, extra: usize) {
         let want = self.len + extra;
         if want > self.buf.len() {

@@ -11,7 +11,7 @@
 use crate::net::Impairment;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::Cell;
-use std::collections::VecDeque;
+use crate::engine::Ring;
 
 /// What a port that just put a cell on its link asks of the engine
 /// (`Simulation::link_arrival`).
@@ -28,7 +28,7 @@ pub(crate) enum OnLink {
 
 pub struct Link {
     /// Cells in flight and the time each reaches the far node.
-    pub(crate) pipe: VecDeque<(SimTime, Cell)>,
+    pub(crate) pipe: Ring<(SimTime, Cell)>,
     /// Propagation + the receiving node's fabric transit.
     pub(crate) delay_ps: SimDuration,
     /// Whether the head cell's arrival event is in the event queue.
@@ -57,8 +57,10 @@ impl Link {
     /// A channel of this propagation delay into a node whose fabric takes `transit_ps`; room for
     /// `in_flight` cells is reserved up front (at most [`Link::RESERVE_MAX`]).
     pub fn new(prop_ps: SimDuration, transit_ps: SimDuration, in_flight: usize) -> Self {
+        let mut pipe = Ring::default();
+        pipe.reserve(in_flight.min(Self::RESERVE_MAX));
         Link {
-            pipe: VecDeque::with_capacity(in_flight.min(Self::RESERVE_MAX)),
+            pipe,
             delay_ps: prop_ps + transit_ps,
             arrive_pending: false,
             arrive_at: 0,
@@ -85,8 +87,7 @@ impl Link {
     /// Room for `cells` cells in flight in all (at most [`Link::RESERVE_MAX`]).
     pub fn reserve(&mut self, cells: usize) {
         let room = cells.min(Self::RESERVE_MAX);
-        self.pipe
-            .reserve_exact(room.saturating_sub(self.pipe.len()));
+        self.pipe.reserve(room.saturating_sub(self.pipe.len()));
     }
 }
 
