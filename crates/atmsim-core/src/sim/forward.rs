@@ -410,13 +410,14 @@ impl Simulation {
             None => port.link.arrive_pending = false,
         }
         cell.hop += 1;
-        if cell.hop == 1 && self.flows[cell.flow as usize].upc.is_some() && cell.hdr & H_MIS == 0 {
+        let mut f = &self.flows[cell.flow as usize];
+        if cell.hop == 1 && f.upc.is_some() && cell.hdr & H_MIS == 0 {
             // usage parameter control at the network ingress (the first switch)
             if !self.police_ingress(&mut cell) {
                 return;
             }
+            f = &self.flows[cell.flow as usize];
         }
-        let f = &self.flows[cell.flow as usize];
         let route: &[u32] = &f.ports; // the route once (`FlowPorts` is an enum)
         debug_assert!(cell.hop as usize <= route.len());
         match route.get(cell.hop as usize) {
