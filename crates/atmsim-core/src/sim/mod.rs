@@ -43,6 +43,7 @@ pub use crate::wire::Sar;
 pub use crate::metrics::Monitor;
 pub use crate::stats::ci::batch_means_ci95;
 pub use accounting::{FrameInTransit, InNetwork};
+pub use summary::StreamedSummary;
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};
