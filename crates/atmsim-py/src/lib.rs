@@ -277,18 +277,20 @@ impl Simulation {
     /// Write `summary.json` to `path`: the summary with the members of the JSON object `extra`
     /// (the front end's additions: `wall_time_s`, `scenario`, `trace`) after the core's, indented
     /// by two spaces, and a final newline. Streamed from the summary's structs (serde_json), so
-    /// a summary of many connections is never a tree of Python objects (issue 27 item 5).
+    /// a summary of many connections is never a tree of Python objects (issue 27 item 5), and
+    /// each connection's section is built only as it is written (`streamed_summary`: never all
+    /// of them at once, issue 27 row (d)).
     fn write_summary(&self, py: Python<'_>, path: std::path::PathBuf, extra: &str) -> PyResult<()> {
         #[derive(serde::Serialize)]
         struct WithExtra<'a> {
             #[serde(flatten)]
-            summary: &'a atmsim_core::metrics::summary::Summary,
+            summary: &'a atmsim_core::sim::StreamedSummary<'a>,
             #[serde(flatten)]
             extra: &'a serde_json::Map<String, serde_json::Value>,
         }
         let extra: serde_json::Map<String, serde_json::Value> = serde_json::from_str(extra)
             .map_err(|e| Error::Argument(format!("extra must be a JSON object: {e}")))?;
-        let summary = self.inner.summary();
+        let summary = self.inner.streamed_summary();
         py.detach(|| -> std::io::Result<()> {
             use std::io::Write;
             let mut w = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&path)?);

@@ -44,6 +44,7 @@ pub use crate::net::Shaper;
 pub use crate::stats::ci::batch_means_ci95;
 pub use crate::wire::Sar;
 pub use accounting::{FrameInTransit, InNetwork};
+pub use summary::StreamedSummary;
 pub use calls::{CallClass, CallSource, CALL_BATCHES};
 pub use host::Hosts;
 pub use sample::{series_schema, SERIES_TABLES};

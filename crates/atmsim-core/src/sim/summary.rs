@@ -46,28 +46,27 @@ impl Simulation {
 
     /// The summary of the run so far (complete once [`Self::advance`] has returned true).
     pub fn summary(&self) -> Summary {
+        let ctx = self.summary_context();
+        let mut connections = BTreeMap::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            connections.insert(f.name.clone(), self.connection_of(i, &ctx));
+        }
+        Summary {
+            connections,
+            ..self.summary_head()
+        }
+    }
+
+    /// The summary without its connections (`connections` empty): what [`StreamedSummary`]
+    /// writes around the connections it builds one at a time.
+    fn summary_head(&self) -> Summary {
         let window_ps = self.now.saturating_sub(self.warmup).max(1);
         let window_s = ps_to_secs(window_ps);
-        // the endpoints sending on each flow, looked up once
-        let mut by_flow: Vec<Vec<&Endpoint>> = vec![Vec::new(); self.flows.len()];
-        for e in &self.endpoints {
-            by_flow[e.flow as usize].push(e);
-        }
         let ports = self
             .ports
             .iter()
             .map(|p| (p.name.clone(), self.port_summary(p, window_ps, window_s)))
             .collect();
-        let mut connections = BTreeMap::new();
-        // what is on its way, from one look at every buffer
-        let in_network = self.in_network();
-        let transit = self.frames_in_transit();
-        for (i, f) in self.flows.iter().enumerate() {
-            let mut c = self.connection_summary(i, window_s, in_network[i]);
-            self.abr_fields(&mut c, i, &by_flow[i]);
-            self.endpoint_fields(&mut c, i, &by_flow[i], window_s, &transit);
-            connections.insert(f.name.clone(), c);
-        }
         Summary {
             seed: self.seed,
             sim_time_s: ps_to_secs(self.now),
@@ -75,7 +74,7 @@ impl Simulation {
             cell_hops: self.cell_hops,
             events: self.events,
             ports,
-            connections,
+            connections: BTreeMap::new(),
             fabrics: self
                 .nodes
                 .iter()
@@ -83,6 +82,58 @@ impl Simulation {
                 .collect(),
             hosts: self.host_summaries(window_ps),
             calls: self.call_summaries(),
+        }
+    }
+
+    /// What every connection's section needs, looked up once: the endpoints sending on each
+    /// flow, and what is on its way (from one look at every buffer).
+    fn summary_context(&self) -> SummaryContext<'_> {
+        let window_ps = self.now.saturating_sub(self.warmup).max(1);
+        let mut by_flow: Vec<Vec<&Endpoint>> = vec![Vec::new(); self.flows.len()];
+        for e in &self.endpoints {
+            by_flow[e.flow as usize].push(e);
+        }
+        SummaryContext {
+            window_s: ps_to_secs(window_ps),
+            by_flow,
+            in_network: self.in_network(),
+            transit: self.frames_in_transit(),
+        }
+    }
+
+    /// Flow `i`'s whole section.
+    fn connection_of(&self, i: usize, ctx: &SummaryContext<'_>) -> ConnectionSummary {
+        let mut c = self.connection_summary(i, ctx.window_s, ctx.in_network[i]);
+        self.abr_fields(&mut c, i, &ctx.by_flow[i]);
+        self.endpoint_fields(&mut c, i, &ctx.by_flow[i], ctx.window_s, &ctx.transit);
+        c
+    }
+
+    /// The summary as [`Self::summary`] gives it, to serialize without holding every
+    /// connection's section at once: the connections are built one at a time while they are
+    /// written (issue 27 row (d): memory per VC). The same JSON value, keys in the same order.
+    pub fn streamed_summary(&self) -> StreamedSummary<'_> {
+        // the flows in the order of their names (a BTreeMap's), the last of equal names kept
+        let mut order: Vec<u32> = (0..self.flows.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            self.flows[a as usize]
+                .name
+                .cmp(&self.flows[b as usize].name)
+        });
+        let flows = &self.flows;
+        let mut kept: Vec<u32> = Vec::with_capacity(order.len());
+        for k in 0..order.len() {
+            let last = order
+                .get(k + 1)
+                .is_none_or(|&n| flows[n as usize].name != flows[order[k] as usize].name);
+            if last {
+                kept.push(order[k]);
+            }
+        }
+        StreamedSummary {
+            sim: self,
+            head: self.summary_head(),
+            order: kept,
         }
     }
 
@@ -392,5 +443,63 @@ impl Simulation {
     /// Index of a flow by name.
     pub fn flow_index(&self, name: &str) -> Option<usize> {
         self.flows.iter().position(|f| f.name == name)
+    }
+}
+
+/// What every connection's section needs (see [`Simulation::summary_context`]).
+struct SummaryContext<'a> {
+    window_s: f64,
+    by_flow: Vec<Vec<&'a Endpoint>>,
+    in_network: Vec<InNetwork>,
+    transit: Vec<Vec<FrameInTransit>>,
+}
+
+/// The summary serialized with each connection's section built only as it is written
+/// ([`Simulation::streamed_summary`]): a map of the same keys, in the same order, as
+/// [`Summary`]'s.
+pub struct StreamedSummary<'a> {
+    sim: &'a Simulation,
+    head: Summary,
+    order: Vec<u32>,
+}
+
+struct StreamedConnections<'a>(&'a StreamedSummary<'a>);
+
+impl serde::Serialize for StreamedConnections<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let sim = self.0.sim;
+        let ctx = sim.summary_context();
+        let mut m = ser.serialize_map(Some(self.0.order.len()))?;
+        for &i in &self.0.order {
+            let c = sim.connection_of(i as usize, &ctx);
+            m.serialize_entry(&sim.flows[i as usize].name, &c)?;
+        }
+        m.end()
+    }
+}
+
+impl serde::Serialize for StreamedSummary<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let h = &self.head;
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("seed", &h.seed)?;
+        m.serialize_entry("sim_time_s", &h.sim_time_s)?;
+        m.serialize_entry("warmup_s", &h.warmup_s)?;
+        m.serialize_entry("cell_hops", &h.cell_hops)?;
+        m.serialize_entry("events", &h.events)?;
+        m.serialize_entry("ports", &h.ports)?;
+        m.serialize_entry("connections", &StreamedConnections(self))?;
+        if !h.calls.is_empty() {
+            m.serialize_entry("calls", &h.calls)?;
+        }
+        if !h.fabrics.is_empty() {
+            m.serialize_entry("fabrics", &h.fabrics)?;
+        }
+        if !h.hosts.is_empty() {
+            m.serialize_entry("hosts", &h.hosts)?;
+        }
+        m.end()
     }
 }
