@@ -137,6 +137,16 @@ impl<T: Copy + Default> Ring<T> {
         Some(v)
     }
 
+    /// Take the last value out.
+    #[cfg(test)]
+    pub(crate) fn pop_back(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.buf[(self.head + self.len) & self.mask()])
+    }
+
     /// The values, first to last.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.mask();
