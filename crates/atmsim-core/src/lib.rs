@@ -79,6 +79,7 @@ pub mod host;
 pub mod metrics;
 pub mod net;
 pub mod policing;
+pub(crate) mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

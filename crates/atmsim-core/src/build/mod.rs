@@ -406,13 +406,7 @@ impl Simulation {
             }
         }
         timer_lanes(&mut sim);
-        let mut defers = vec![false; sim.nodes.len()];
-        for p in sim.ports.iter().filter(|p| p.deferred) {
-            defers[p.node as usize] = true;
-        }
-        for p in &mut sim.ports {
-            p.link.ties = p.deferred || defers[p.to as usize];
-        }
+        link_ties(&mut sim);
         sim.mark_sinks(on && !traced);
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
@@ -422,6 +416,18 @@ impl Simulation {
             sim.apply(e as u32, &asks);
         }
         sim
+    }
+}
+
+/// `Link::ties`: the link's port or a port of its far node defers its departures
+/// (`sim/defer.rs`).
+fn link_ties(sim: &mut Simulation) {
+    let mut defers = vec![false; sim.nodes.len()];
+    for p in sim.ports.iter().filter(|p| p.deferred) {
+        defers[p.node as usize] = true;
+    }
+    for p in &mut sim.ports {
+        p.link.ties = p.deferred || defers[p.to as usize];
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::net::Impairment;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::Cell;
-use crate::engine::Ring;
+use crate::ring::Ring;
 
 /// What a port that just put a cell on its link asks of the engine
 /// (`Simulation::link_arrival`).

@@ -43,7 +43,7 @@ pub struct Port {
     /// the queue empty behind a busy line.
     pub(crate) tx_at: SimTime,
     /// Start times of the cells already on the link that still count as waiting (ascending).
-    pub(crate) starts: crate::engine::Ring<SimTime>,
+    pub(crate) starts: crate::ring::Ring<SimTime>,
     /// The cells waiting, per category, and the admission limits.
     pub(crate) queue: Queue,
     /// Which category goes next.

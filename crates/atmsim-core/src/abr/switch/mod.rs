@@ -43,6 +43,7 @@ pub mod rr;
 pub mod ucsc;
 
 #[cfg(test)]
+#[path = "fixtures_tests.rs"]
 mod testing;
 
 pub use aprc::Aprc;

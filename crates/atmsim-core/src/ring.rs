@@ -1,0 +1,216 @@
+//! A FIFO of `Copy` values in a power-of-two ring, for the per-cell paths (issue 27 item 3).
+
+/// A FIFO of `Copy` values in a power-of-two ring (safe code): what the per-cell paths used
+/// `VecDeque` for (the event queue's lanes, a computed-departure port's start times, the links'
+/// cells in flight), with an
+/// index wrapped by a mask instead of `VecDeque`'s compare-and-subtract, and the common push
+/// inlined (its growth out of line). Issue 27 item 3: cachegrind, bench (a), the lane's push was
+/// about 90 instructions with `VecDeque::push_back` out of line.
+///
+/// `buf` is empty or a power of two long; the values are `buf[(head + i) & mask]` for `i` in
+/// `0..len`. Tested against `VecDeque` (`tests::ring_matches_vecdeque`).
+#[derive(Clone, Debug)]
+pub(crate) struct Ring<T> {
+    buf: Box<[T]>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> Default for Ring<T> {
+    fn default() -> Self {
+        Ring {
+            buf: Box::new([]),
+            head: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<T: Copy + Default> Ring<T> {
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.buf.len().wrapping_sub(1)
+    }
+
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Room without growing.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    #[inline(always)]
+    pub(crate) fn front(&self) -> Option<&T> {
+        if self.len == 0 {
+            None
+        } else {
+            Some(&self.buf[self.head])
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn back(&self) -> Option<&T> {
+        if self.len == 0 {
+            None
+        } else {
+            Some(&self.buf[(self.head + self.len - 1) & self.mask()])
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push_back(&mut self, v: T) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & self.mask();
+        self.buf[i] = v;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let v = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        Some(v)
+    }
+
+    /// Take the last value out.
+    #[cfg(test)]
+    pub(crate) fn pop_back(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.buf[(self.head + self.len) & self.mask()])
+    }
+
+    /// The values, first to last.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        let mask = self.mask();
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+    }
+
+    /// Into a buffer of `cap` (a power of two, at least `len`), values first to last.
+    fn rebuild(&mut self, cap: usize) {
+        debug_assert!(cap.is_power_of_two() && cap >= self.len);
+        let mut buf = vec![T::default(); cap].into_boxed_slice();
+        for (d, s) in buf.iter_mut().zip(self.iter()) {
+            *d = *s;
+        }
+        self.buf = buf;
+        self.head = 0;
+    }
+
+    /// Full: twice the room (at least 4).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (2 * self.buf.len()).max(4);
+        self.rebuild(cap);
+    }
+
+    /// Room for `extra` more without growing (a power of two).
+    pub(crate) fn reserve(&mut self, extra: usize) {
+        let want = self.len + extra;
+        if want > self.buf.len() {
+            self.rebuild(want.next_power_of_two());
+        }
+    }
+
+    /// Give room back: down to the power of two at or above `len` and `min`, if smaller.
+    pub(crate) fn shrink_to(&mut self, min: usize) {
+        let cap = self.len.max(min).max(1).next_power_of_two();
+        if cap < self.buf.len() {
+            self.rebuild(cap);
+        }
+    }
+
+    /// Take every value out, first to last.
+    pub(crate) fn drain_all(&mut self) -> Vec<T> {
+        let v: Vec<T> = self.iter().copied().collect();
+        self.head = 0;
+        self.len = 0;
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift: the test's own seeded draws.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self, m: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % m
+        }
+    }
+
+    /// The ring against `VecDeque`: random pushes, pops, looks at both ends, reserves and
+    /// give-backs (seeded), the same values in the same order throughout.
+    #[test]
+    fn ring_matches_vecdeque() {
+        use std::collections::VecDeque;
+        for seed in [1, 2, 3, 12345, 99, 7, 31337] {
+            let mut rng = Rng(seed);
+            let mut ring: Ring<u64> = Ring::default();
+            let mut reference: VecDeque<u64> = VecDeque::new();
+            let mut next = 0u64;
+            for step in 0..20_000 {
+                // phases that grow and phases that drain, so the ring wraps and regrows
+                let grow = (step / 500) % 2 == 0;
+                match rng.next(16) {
+                    0..=7 if grow => {
+                        ring.push_back(next);
+                        reference.push_back(next);
+                        next += 1;
+                    }
+                    0..=3 => {
+                        ring.push_back(next);
+                        reference.push_back(next);
+                        next += 1;
+                    }
+                    4..=11 => assert_eq!(ring.pop_front(), reference.pop_front()),
+                    12 => ring.shrink_to(rng.next(64) as usize),
+                    13 => {
+                        let extra = rng.next(40) as usize;
+                        ring.reserve(extra);
+                        assert!(ring.capacity() >= ring.len() + extra);
+                    }
+                    14 => {
+                        let got: Vec<u64> = ring.iter().copied().collect();
+                        let want: Vec<u64> = reference.iter().copied().collect();
+                        assert_eq!(got, want);
+                    }
+                    _ => {
+                        if rng.next(50) == 0 {
+                            assert_eq!(ring.drain_all(), reference.drain(..).collect::<Vec<_>>());
+                        }
+                    }
+                }
+                assert_eq!(ring.len(), reference.len());
+                assert_eq!(ring.is_empty(), reference.is_empty());
+                assert_eq!(ring.front(), reference.front());
+                assert_eq!(ring.back(), reference.back());
+                assert!(ring.capacity() >= ring.len());
+                assert!(ring.capacity() == 0 || ring.capacity().is_power_of_two());
+            }
+        }
+    }
+}
