@@ -619,15 +619,7 @@ impl EventQueue {
 mod tests {
     use super::*;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self, m: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % m
-        }
-    }
+    use crate::ring::tests::Rng;
 
     /// Every variant, with its fields at the extremes of the packing.
     fn all_variants(i: u32) -> Vec<Event> {

@@ -148,13 +148,13 @@ impl<T: Copy + Default> Ring<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// xorshift: the test's own seeded draws.
-    struct Rng(u64);
+    /// xorshift: seeded draws for the tests (`engine.rs`'s too).
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
-        fn next(&mut self, m: u64) -> u64 {
+        pub(crate) fn next(&mut self, m: u64) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
