@@ -108,13 +108,12 @@ impl Port {
     }
 
     /// Give memory back where the link's pipe or the computed departures' start times hold
-    /// less than a quarter of their room ([`Link::give_back`]; the start times as the pipe,
+    /// at most an eighth of their room ([`Link::give_back`]; the start times as the pipe,
     /// never below the cells the pipe keeps room for).
     pub(crate) fn give_back(&mut self) {
         self.link.give_back();
-        let (len, room) = (self.starts.len(), self.starts.capacity());
-        if room > Link::RESERVE_MAX && len * 4 < room {
-            self.starts.shrink_to((2 * len).max(Link::RESERVE_MAX));
+        if let Some(room) = Link::room_to_keep(self.starts.len(), self.starts.capacity()) {
+            self.starts.shrink_to(room);
         }
     }
 
