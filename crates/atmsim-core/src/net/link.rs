@@ -46,6 +46,9 @@ pub struct Link {
     /// delivered at their arrival times when the next cell is sent or something reads the
     /// counts. `arrive_pending` stays false.
     pub(crate) sink: bool,
+    /// A long link (room for at least [`Link::FAR_CELLS`] cells in flight): its cells are
+    /// asked into the cache ahead of use ([`Link::prefetch_head`], [`Link::prefetch_tail`]).
+    pub(crate) far: bool,
 }
 
 impl Link {
@@ -67,6 +70,31 @@ impl Link {
             ties: false,
             impair: None,
             sink: false,
+            far: in_flight >= Self::FAR_CELLS,
+        }
+    }
+
+    /// The cells in flight from which a link counts as long ([`Link::far`]): 256, 16 KB of
+    /// pipe entries. A cell is read a propagation delay after it was written, and by then a
+    /// long link's entries have left the core's caches; on a short one (the 1 km access links
+    /// of the benchmarks) they have not, and the hint would only cost its instructions.
+    pub const FAR_CELLS: usize = 256;
+
+    /// Ask for the cell two behind the head of a long link, which the arrival after next
+    /// reads (issue 27: seed 000's sat-sat spent about 12 % of its time waiting for the head
+    /// cells of its 275 ms hops; `docs/performance.md`).
+    #[inline(always)]
+    pub(crate) fn prefetch_head(&self) {
+        if self.far {
+            self.pipe.prefetch(2);
+        }
+    }
+
+    /// Ask for the slot two behind the tail of a long link, where the push after next writes.
+    #[inline(always)]
+    pub(crate) fn prefetch_tail(&self) {
+        if self.far {
+            self.pipe.prefetch_slot(2);
         }
     }
 

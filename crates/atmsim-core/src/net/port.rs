@@ -175,6 +175,7 @@ impl Port {
         self.busy_until = end;
         let at = end + self.link.delay_ps;
         self.link.pipe.push_back((at, cell));
+        self.link.prefetch_tail();
         self.starts.push_back(start);
         self.arrival_to_schedule(now, at)
     }
@@ -187,6 +188,7 @@ impl Port {
     pub(crate) fn send_now(&mut self, now: SimTime, cell: Cell, cls: usize) -> OnLink {
         let at = self.start_on_line(now, cls);
         self.link.pipe.push_back((at, cell));
+        self.link.prefetch_tail();
         self.arrival_to_schedule(now, at)
     }
 

@@ -405,6 +405,7 @@ impl Simulation {
             .pipe
             .pop_front()
             .expect("arrival with an empty link");
+        port.link.prefetch_head();
         match port.link.pipe.front() {
             Some(&(t, _)) => self.queue.push(t, Event::Arrive(p)),
             None => port.link.arrive_pending = false,

@@ -63,6 +63,7 @@ impl Simulation {
                 Some(&(t, _)) if t < now => link.pipe.pop_front().expect("a front cell"),
                 _ => return,
             };
+            link.prefetch_head();
             link.arrive_at = t; // the last arrival (`sinks_at_sample`)
             cell.hop += 1;
             debug_assert_eq!(
