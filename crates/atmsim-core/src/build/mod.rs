@@ -407,6 +407,7 @@ impl Simulation {
         }
         timer_lanes(&mut sim);
         link_ties(&mut sim);
+        far_passes(&mut sim);
         sim.mark_sinks(on && !traced);
         for e in 0..sim.endpoints.len() {
             let ep = &mut sim.endpoints[e];
@@ -428,6 +429,14 @@ fn link_ties(sim: &mut Simulation) {
     }
     for p in &mut sim.ports {
         p.link.ties = p.deferred || defers[p.to as usize];
+    }
+}
+
+/// `Port::far_passes`: the fabric of the far node of the port's link passes every cell
+/// (`Fabric::passes_all`: an output-buffered fabric).
+fn far_passes(sim: &mut Simulation) {
+    for p in &mut sim.ports {
+        p.far_passes = sim.nodes[p.to as usize].fabric.passes_all();
     }
 }
 

@@ -71,6 +71,7 @@ pub(crate) fn build(
         computed_fast: false,
         computed_cls: 0,
         heard_fast: false,
+        far_passes: false,
         deferred: false,
         tx_at: 0,
         starts: Default::default(),

@@ -34,6 +34,13 @@ pub struct Port {
     /// discard, shared buffer, rate-limited scheduler, impairment, trace): a cell that finds its
     /// line free starts at once on the short path `Simulation::start_heard` (issue 27).
     pub(crate) heard_fast: bool,
+    /// The far node's fabric passes every cell that arrives on this port's link straight to
+    /// its output port's buffer (an output-buffered fabric: its `on_arrival` always answers
+    /// `Pass` and changes nothing), so `Simulation::arrive` enqueues the cell without asking it.
+    /// Issue 27 item 3: without the fabric's dispatch (an index into the nodes, a match on the
+    /// fabric and one on its answer) bench (a) went from 415.5 to 409.0 instructions per
+    /// cell-hop (cachegrind). Set at build (`far_passes` in `build/mod.rs`).
+    pub(crate) far_passes: bool,
     /// Deferred departures ([`Port::may_defer`], `sim/defer.rs`): the cells waiting here stay
     /// in the queue with no `PortTx` event; the port's line serves them, in the scheduler's
     /// order, when something next looks at the port (`Simulation::settle`).

@@ -399,7 +399,7 @@ impl Simulation {
             self.tie_begin(p);
             port = &mut self.ports[p as usize];
         }
-        let node = port.to;
+        let (node, passes) = (port.to, port.far_passes);
         let (_, mut cell) = port
             .link
             .pipe
@@ -431,7 +431,12 @@ impl Simulation {
                     let fp = self.flows[fwd as usize].ports[route.len() - cell.hop as usize];
                     self.abr_feedback(fp, fwd, &mut cell);
                 }
-                self.switch_cell(node, p, np, cell, cls);
+                if passes {
+                    // what `switch_cell` does at an output-buffered fabric (`Port::far_passes`)
+                    self.enqueue(np, cell, cls);
+                } else {
+                    self.switch_cell(node, p, np, cell, cls);
+                }
             }
         }
     }

@@ -102,6 +102,14 @@ pub trait Fabric {
         Arrival::Pass
     }
 
+    /// Whether [`Fabric::on_arrival`] answers [`Arrival::Pass`] to every cell and changes
+    /// nothing (the default hook): the engine then enqueues arriving cells without calling it
+    /// (`Port::far_passes`). False unless a fabric says so.
+    #[inline]
+    fn passes_all(&self) -> bool {
+        false
+    }
+
     /// After [`Arrival::Alone`] for this cell (the arguments are [`Fabric::on_arrival`]'s):
     /// `next` says whether a [`Wake`] at `now` asked for now would be the next event the engine
     /// runs. Answer [`Arrival::Crossed`] having done that wake's work, or anything
@@ -179,6 +187,15 @@ impl AnyFabric {
         match self {
             AnyFabric::OutputBuffered(f) => f.on_arrival(now, from, out, cell, cls),
             AnyFabric::Credit(f) => f.on_arrival(now, from, out, cell, cls),
+        }
+    }
+
+    /// See [`Fabric::passes_all`].
+    #[inline]
+    pub fn passes_all(&self) -> bool {
+        match self {
+            AnyFabric::OutputBuffered(f) => f.passes_all(),
+            AnyFabric::Credit(f) => f.passes_all(),
         }
     }
 

@@ -16,4 +16,9 @@ impl Fabric for OutputBuffered {
     fn transit_ps(&self) -> SimDuration {
         self.transit_ps
     }
+
+    /// `on_arrival` is the default: every cell passes.
+    fn passes_all(&self) -> bool {
+        true
+    }
 }
