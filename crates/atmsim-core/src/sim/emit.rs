@@ -25,22 +25,35 @@ impl Simulation {
     /// Inlined into its callers (the per-cell path of every persistent and CBR source).
     #[inline(always)]
     pub(crate) fn emit(&mut self, flow: u32) {
-        let (len, eof) = self.flows[flow as usize].sar.next_stream_cell();
-        self.emit_cell_inline(flow, len, eof, SegHdr::default());
+        self.emit_cell_inline::<true>(flow, 0, false, SegHdr::default());
     }
 
     /// Create one data cell of `flow` now: `len` is the index within its AAL5 frame or, on the
     /// end-of-frame cell, the frame's SDU length; `seg` the frame's transport header.
     pub(crate) fn emit_cell(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
-        self.emit_cell_inline(flow, len, eof, seg);
+        self.emit_cell_inline::<false>(flow, len, eof, seg);
     }
 
     /// [`Simulation::emit_cell`], inlined where it is the per-cell path ([`Simulation::emit`]).
+    /// `STREAM`: the cell's place in its AAL5 frame comes from the flow's stream
+    /// (`Sar::next_stream_cell`; `len` and `eof` are not used), under the same index into the
+    /// flows as the rest (issue 27 item 3: one bounds check fewer per emitted cell).
     #[inline(always)]
-    fn emit_cell_inline(&mut self, flow: u32, len: u16, eof: bool, seg: SegHdr) {
+    fn emit_cell_inline<const STREAM: bool>(
+        &mut self,
+        flow: u32,
+        len: u16,
+        eof: bool,
+        seg: SegHdr,
+    ) {
         let now = self.now;
         let warm = now >= self.warmup;
         let f = &mut self.flows[flow as usize];
+        let (len, eof) = if STREAM {
+            f.sar.next_stream_cell()
+        } else {
+            (len, eof)
+        };
         let mut cell = Cell {
             created: now,
             flow,
