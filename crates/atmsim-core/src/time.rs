@@ -70,28 +70,37 @@ pub fn cell_time_ps(rate_bps: u64) -> SimDuration {
 /// After `start(epoch)`, the n-th call to `advance` returns `epoch + ceil(n * 424e12 / rate_bps)`.
 /// The interval is kept as `q + r/b` picoseconds and the fractional part is carried, so the
 /// millionth cell is exactly where the closed form puts it.
+///
+/// What is carried is the returned instant itself and how far it lies past the exact one (in
+/// 1/b picoseconds), so a step is one addition and one test, and the instant needs no rounding
+/// up afterwards (issue 27 item 3: the former `epoch + n * q + floor(n * r / b)` and `n * r mod
+/// b` took a second addition and a round-up per step; the values are the same).
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
     q: u64,
     r: u64,
+    /// `b - r`, what the excess gains when a step ends one picosecond later.
+    b_r: u64,
     b: u64,
-    /// The epoch plus the whole picoseconds of the intervals so far (`epoch + n * q +
-    /// floor(n * r / b)` after n calls: one sum kept instead of the epoch and the count, so a
-    /// step is one addition fewer; the values are the same).
-    base: SimTime,
-    rem: u64,
+    /// The last returned instant (the epoch before the first `advance`): `epoch + ceil(n *
+    /// (q * b + r) / b)` after n calls.
+    at: SimTime,
+    /// `(at - epoch) * b - n * (q * b + r)`, in `[0, b)`: how far `at` is past the exact instant.
+    over: u64,
 }
 
 impl Pacer {
     /// A pacer for `rate_bps` bit/s of cells, with its epoch at time 0.
     pub fn new(rate_bps: u64) -> Self {
         assert!(rate_bps > 0, "rate must be positive");
+        let r = CELL_BIT_PS % rate_bps;
         Pacer {
             q: CELL_BIT_PS / rate_bps,
-            r: CELL_BIT_PS % rate_bps,
+            r,
+            b_r: rate_bps - r,
             b: rate_bps,
-            base: 0,
-            rem: 0,
+            at: 0,
+            over: 0,
         }
     }
 
@@ -107,8 +116,8 @@ impl Pacer {
 
     /// Restart counting at `epoch`: the next `advance` returns the end of one interval after it.
     pub fn start(&mut self, epoch: SimTime) {
-        self.base = epoch;
-        self.rem = 0;
+        self.at = epoch;
+        self.over = 0;
     }
 
     /// Change the rate, keeping `epoch` as the new origin (used by rate-controlled sources).
@@ -119,19 +128,21 @@ impl Pacer {
 
     /// The time of the last returned instant (the epoch before the first `advance`).
     pub fn current(&self) -> SimTime {
-        self.base + (self.rem > 0) as u64
+        self.at
     }
 
-    /// Move one interval on and return the new instant.
+    /// Move one interval on and return the new instant: `q` picoseconds on, and one more
+    /// where the exact instant passes `at + q` (the excess would fall below zero).
     #[inline]
     pub fn advance(&mut self) -> SimTime {
-        self.base += self.q;
-        self.rem += self.r;
-        if self.rem >= self.b {
-            self.rem -= self.b;
-            self.base += 1;
+        self.at += self.q;
+        if self.over < self.r {
+            self.at += 1;
+            self.over += self.b_r;
+        } else {
+            self.over -= self.r;
         }
-        self.current()
+        self.at
     }
 }
 
@@ -156,9 +167,12 @@ mod tests {
             let mut p = Pacer::new(bps);
             p.start(12345);
             let mut last = 0;
+            assert_eq!(p.current(), 12345);
             for n in 1..=200_000u64 {
                 last = p.advance();
-                if n % 9973 == 0 {
+                assert_eq!(p.current(), last);
+                // every step at first, then a sample
+                if n <= 20_000 || n % 9973 == 0 {
                     assert_eq!(last, closed_form(12345, n, bps), "bps {bps} n {n}");
                 }
             }
