@@ -250,17 +250,27 @@ impl Port {
     /// look); the loop is not.
     #[inline(always)]
     pub(crate) fn catch_up(&mut self, now: SimTime, inclusive: bool) -> u64 {
-        match self.starts.front() {
-            Some(&s) if s < now || (s == now && inclusive) => self.catch_up_from(now, inclusive),
-            _ => 0,
+        if self.started(now, inclusive) {
+            self.catch_up_from(now, inclusive)
+        } else {
+            0
         }
+    }
+
+    /// Whether [`Port::catch_up`] has anything to do: a cell's transmission started before
+    /// `now` (or at `now` too, `inclusive`). Tested apart where the caller adds up what
+    /// `catch_up` returns only when there is something (`Simulation::enqueue`: no addition of
+    /// zero on the common path).
+    #[inline(always)]
+    pub(crate) fn started(&self, now: SimTime, inclusive: bool) -> bool {
+        matches!(self.starts.front(), Some(&s) if s < now || (s == now && inclusive))
     }
 
     /// [`Port::catch_up`]'s loop: the starts in one pass, the counters once at the end (the
     /// queue's area as `mark_queue` then `count_out` at each start would have summed it, term
     /// by term; the counts by `count_out` and `count_start` `n` times).
     #[inline(never)]
-    fn catch_up_from(&mut self, now: SimTime, inclusive: bool) -> u64 {
+    pub(crate) fn catch_up_from(&mut self, now: SimTime, inclusive: bool) -> u64 {
         let mut n = 0u32;
         let mut len = self.queue.len;
         let mut area = self.stats.area;

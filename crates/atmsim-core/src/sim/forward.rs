@@ -70,7 +70,9 @@ impl Simulation {
             cls, port.computed_cls as usize,
             "one category per computed port"
         );
-        self.cell_hops += port.catch_up(now, TIE_DEPARTS_FIRST);
+        if port.started(now, TIE_DEPARTS_FIRST) {
+            self.cell_hops += port.catch_up_from(now, TIE_DEPARTS_FIRST);
+        }
         // a strict-priority scheduler allows a cell on an idle line, and `served` does nothing;
         // no fabric hearing of departures, no impairment: `transmit`'s short path (the port at
         // hand)
