@@ -94,38 +94,40 @@ impl Simulation {
             }
         }
         // at a VS/VD switch data cells go on to the virtual source, RM cells to the virtual
-        // destination; elsewhere everything goes to the application at the far end
-        let (vs, next, drain_s, vs_fwd) = if f.has_vs {
-            (f.vs_endpoint, f.vs_next, f.vs_drain_s, f.vs_fwd)
-        } else {
-            (NONE, NONE, 0.0, NONE)
-        };
-        let e = if vs != NONE && !rm {
-            vs
+        // destination; elsewhere everything goes to the application at the far end (the
+        // coupling's other fields are read out of line, by `deliver_on`: issue 27 item 3)
+        let e = if f.has_vs && f.vs_endpoint != NONE && !rm {
+            f.vs_endpoint
         } else {
             f.rx_endpoint(cell.seg.conn)
         };
+        let brm_at_vs = rm && f.has_vs && f.vs_fwd != NONE;
         if !rm {
             self.flow_rx[cell.flow as usize].total += 1;
         }
-        if e != NONE || (vs_fwd != NONE && rm) || self.tracer.on {
-            self.deliver_on(cell, now, e, (vs, next, drain_s, vs_fwd), frame_done);
+        if e != NONE || brm_at_vs || self.tracer.on {
+            self.deliver_on(cell, now, e, frame_done);
         }
     }
 
     /// [`Simulation::deliver`] after the statistics, at `now`: a BRM's feedback at a VS/VD switch, the
-    /// trace's row, and the hand-over to endpoint `e` (NONE: none), in that order; `vs`: the
-    /// flow's virtual source, its next flow, drain time and forward segment (NONE, NONE, 0,
-    /// NONE without a VS/VD switch).
+    /// trace's row, and the hand-over to endpoint `e` (NONE: none), in that order.
     #[inline(never)]
     fn deliver_on(
         &mut self,
         mut cell: Cell,
         now: SimTime,
         e: u32,
-        (vs, next, drain_s, vs_fwd): (u32, u32, f64, u32),
         frame_done: Option<(u32, SegHdr)>,
     ) {
+        // the flow's virtual source, its next flow, drain time and forward segment (NONE, NONE,
+        // 0, NONE without a VS/VD switch)
+        let f = &self.flows[cell.flow as usize];
+        let (vs, next, drain_s, vs_fwd) = if f.has_vs {
+            (f.vs_endpoint, f.vs_next, f.vs_drain_s, f.vs_fwd)
+        } else {
+            (NONE, NONE, 0.0, NONE)
+        };
         if vs_fwd != NONE && cell.is_rm() {
             // a BRM of a segment that starts at a VS/VD switch: the switch's own output port
             // for the segment gives its feedback before the virtual source takes the cell
