@@ -168,9 +168,27 @@ pub struct EventQueue {
     lane_of: Vec<u32>,
     /// Per lane, its keys in key order (codes of `Endpoint` events); the first one's key, with
     /// the code `T_LANE`, is in the heap.
-    lanes: Vec<Ring<u128>>,
+    lanes: Vec<Lane>,
     /// Keys in all lanes, heads included.
     in_lanes: usize,
+}
+
+/// A lane's keys in key order, and the last of them kept apart: `u128::MAX` while the lane is
+/// empty, so that no key is above it and a push into an empty lane takes the other way
+/// ([`EventQueue::push_lane`] reads one field instead of the ring's last slot: issue 27 item 3).
+#[derive(Clone, Debug)]
+struct Lane {
+    keys: Ring<u128>,
+    last: u128,
+}
+
+impl Default for Lane {
+    fn default() -> Self {
+        Lane {
+            keys: Ring::default(),
+            last: u128::MAX,
+        }
+    }
 }
 
 /// Stale endpoint timer entries taken out of the heap ([`EventQueue::purge_stale_timers`]).
@@ -234,7 +252,7 @@ impl EventQueue {
             "too many lanes for the event queue's packing"
         );
         self.lanes
-            .resize_with(n.max(self.lanes.len()), Ring::default);
+            .resize_with(n.max(self.lanes.len()), Lane::default);
         self.lane_of = lane_of;
     }
 
@@ -244,10 +262,11 @@ impl EventQueue {
     #[inline(always)]
     pub(crate) fn lane_pop(&mut self, lane: u32) -> u32 {
         let run = &mut self.lanes[lane as usize];
-        let k = run.pop_front().expect("a lane's head is in the heap");
+        let k = run.keys.pop_front().expect("a lane's head is in the heap");
         self.in_lanes -= 1;
-        if let Some(&next) = run.front() {
-            self.push_key(Self::lane_head(next, lane));
+        match run.keys.front() {
+            Some(&next) => self.push_key(Self::lane_head(next, lane)),
+            None => run.last = u128::MAX,
         }
         k as u32 & PAYLOAD_MASK
     }
@@ -378,12 +397,12 @@ impl EventQueue {
     fn push_lane(&mut self, t: SimTime, c: u32, lane: u32) {
         let key = self.next_key(t, c);
         let run = &mut self.lanes[lane as usize];
-        match run.back() {
-            Some(&last) if key > last => {
-                run.push_back(key);
-                self.in_lanes += 1;
-            }
-            _ => self.push_lane_else(key, lane),
+        if key > run.last {
+            run.keys.push_back(key);
+            run.last = key;
+            self.in_lanes += 1;
+        } else {
+            self.push_lane_else(key, lane);
         }
     }
 
@@ -392,8 +411,9 @@ impl EventQueue {
     #[inline(never)]
     fn push_lane_else(&mut self, key: u128, lane: u32) {
         let run = &mut self.lanes[lane as usize];
-        if run.is_empty() {
-            run.push_back(key);
+        if run.keys.is_empty() {
+            run.keys.push_back(key);
+            run.last = key;
             self.in_lanes += 1;
             self.push_key(Self::lane_head(key, lane));
         } else {
@@ -443,7 +463,8 @@ impl EventQueue {
             .collect();
         keys.extend(self.ghosts.keys.drain().map(|Reverse(k)| (k, GHOST)));
         for (l, run) in self.lanes.iter_mut().enumerate() {
-            keys.extend(run.drain_all().into_iter().map(|k| (k, l as u32)));
+            keys.extend(run.keys.drain_all().into_iter().map(|k| (k, l as u32)));
+            run.last = u128::MAX;
         }
         keys.sort_unstable();
         let low = (1u128 << CODE_BITS) - 1;
@@ -463,10 +484,11 @@ impl EventQueue {
                 GHOST => ghosts.push(Reverse(k)),
                 l => {
                     let run = &mut self.lanes[l as usize];
-                    if run.is_empty() {
+                    if run.keys.is_empty() {
                         heap.push(Reverse(Self::lane_head(k, l)));
                     }
-                    run.push_back(k);
+                    run.keys.push_back(k);
+                    run.last = k; // the keys come in ascending order
                 }
             }
         }
@@ -562,7 +584,7 @@ impl EventQueue {
     /// Pending entries, not counting the stale timer entries taken out.
     pub fn len(&self) -> usize {
         // a lane's head is both in the heap and in the lane
-        let heads = self.lanes.iter().filter(|r| !r.is_empty()).count();
+        let heads = self.lanes.iter().filter(|r| !r.keys.is_empty()).count();
         self.heap.len() - self.hole as usize + self.in_lanes - heads
     }
 
