@@ -56,8 +56,9 @@ pytest: build dev-deps
 
 test: build cargo-test miri browser-deps shell-deps capture-deps pytest
 
-# Miri over the ring's unit test (issue 27 item 3: `ring.rs` holds the core's one `unsafe` block,
-# a prefetch hint), where the nightly toolchain has Miri; otherwise one line says it was skipped.
+# Miri over the ring's unit test (issue 27 item 3: `ring.rs` holds the core's `unsafe` blocks,
+# a prefetch hint and unchecked slots), where the nightly toolchain has Miri; otherwise one line
+# says it was skipped.
 miri:
 	@if cargo +nightly miri --version >/dev/null 2>&1; then \
 		cargo +nightly miri test -p atmsim-core --lib ring::tests; \
