@@ -1,6 +1,10 @@
 //! A FIFO of `Copy` values in a power-of-two ring, for the per-cell paths (issue 27 item 3).
+//!
+//! The core's only `unsafe` code is here, in two places: the per-cell operations' slots read
+//! and written without a bounds check ([`Ring::slot`]) and a prefetch hint (`prefetch_line`).
+//! `tests::ring_matches_vecdeque` checks both against `VecDeque`, under Miri with `make miri`.
 
-/// A FIFO of `Copy` values in a power-of-two ring (safe code): what the per-cell paths used
+/// A FIFO of `Copy` values in a power-of-two ring: what the per-cell paths used
 /// `VecDeque` for (the event queue's lanes, a computed-departure port's start times, the links'
 /// cells in flight), with an
 /// index wrapped by a mask instead of `VecDeque`'s compare-and-subtract, and the common push
