@@ -324,7 +324,14 @@ fn one(case: &str, duration: f64) -> Value {
     let heap_doc = heap::live();
     heap::reset_peak();
     let (t0, c0) = (Instant::now(), cpu_s());
-    let mut sim = build_from_json(&sc).expect("bench scenario is valid");
+    let mut sim = match build_from_json(&sc) {
+        Ok(sim) => sim,
+        Err(e) => {
+            // a duration shorter than the case's sample interval, or a bad ATMSIM_BENCH_F_JSON
+            eprintln!("atmsim-bench: case {case} at {duration} s: {e}");
+            std::process::exit(2);
+        }
+    };
     // the peak of parsing, checking and building, above the document text held before it
     let heap_build_peak = heap::peak() - heap_doc;
     let built = cpu_s() - c0;
