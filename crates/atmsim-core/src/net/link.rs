@@ -74,8 +74,8 @@ impl Link {
         }
     }
 
-    /// The cells in flight from which a link counts as long ([`Link::far`]): 256, 16 KB of
-    /// pipe entries. A cell is read a propagation delay after it was written, and by then a
+    /// The cells in flight from which a link counts as long ([`Link::far`]): 256, 14 KB of
+    /// pipe entries (56 bytes each). A cell is read a propagation delay after it was written, and by then a
     /// long link's entries have left the core's caches; on a short one (the 1 km access links
     /// of the benchmarks) they have not, and the hint would only cost its instructions.
     pub const FAR_CELLS: usize = 256;
